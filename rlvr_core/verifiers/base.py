@@ -1,0 +1,88 @@
+"""The one result type and the registry every verifier plugs into.
+
+A verifier turns (completion, problem) into exactly one `Score`. Model output
+never raises: anything a verifier cannot make sense of scores 0 with a status
+that says why ("unparsed", "timeout", "error"), so reward curves and eval
+tables can count "could not parse" apart from "wrong".
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Literal, Protocol, get_args
+
+from rlvr_core.data.schema import Problem
+
+Status = Literal["correct", "wrong", "unparsed", "timeout", "error"]
+STATUSES: tuple[str, ...] = get_args(Status)
+
+# Verifier name -> "module:Class"; imported lazily so `import rlvr_core.verifiers`
+# stays cheap and a worker only loads what it scores (sympy is slow to import).
+_REGISTRY: dict[str, str] = {
+    "math": "rlvr_core.verifiers.math_verifier:MathVerifier",
+    "code": "rlvr_core.verifiers.code:CodeVerifier",
+    "ifeval": "rlvr_core.verifiers.ifeval.verifier:IFEvalVerifier",
+    "ifbench": "rlvr_core.verifiers.ifbench.verifier:IFBenchVerifier",
+}
+_INSTANCES: dict[str, "Verifier"] = {}
+
+
+@dataclass(frozen=True)
+class Score:
+    """The verdict on one completion.
+
+    `reward` is in [0, 1]; `detail` is short and human-readable (the extracted
+    answer, the failed constraint, the timeout) so a results table explains itself.
+    """
+
+    reward: float
+    status: Status
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"Score.status={self.status!r} is not one of {STATUSES}")
+        if not 0.0 <= self.reward <= 1.0:
+            raise ValueError(f"Score.reward={self.reward!r} must lie in [0, 1]")
+
+    @classmethod
+    def error(cls, detail: str) -> "Score":
+        return cls(0.0, "error", detail[:300])
+
+
+class Verifier(Protocol):
+    """What every verifier provides; `name` matches `Problem.verifier`."""
+
+    name: str
+
+    def verify(self, completion: str, problem: Problem) -> Score: ...
+
+
+def get_verifier(name: str) -> Verifier:
+    """The (cached) verifier instance registered under `name`."""
+    if name not in _INSTANCES:
+        if name not in _REGISTRY:
+            raise KeyError(f"unknown verifier {name!r}; Problem.verifier must be one of {sorted(_REGISTRY)}")
+        module_name, cls_name = _REGISTRY[name].split(":")
+        _INSTANCES[name] = getattr(importlib.import_module(module_name), cls_name)()
+    return _INSTANCES[name]
+
+
+def verify(completion: str, problem: Problem) -> Score:
+    """Score one completion in this process (no hard timeout; use `VerifierPool` for that).
+
+    Never raises on model output: an unexpected exception inside a verifier
+    becomes status "error" with the exception named, so one bad row cannot
+    stop a training step.
+    """
+    try:
+        verifier = get_verifier(problem.verifier)
+    except KeyError as exc:
+        return Score.error(str(exc))
+    if not isinstance(completion, str):
+        return Score.error(f"completion must be str, got {type(completion).__name__}")
+    try:
+        return verifier.verify(completion, problem)
+    except Exception as exc:  # noqa: BLE001 - fail closed on any verifier bug
+        return Score.error(f"{problem.verifier} verifier raised {type(exc).__name__}: {exc}")
