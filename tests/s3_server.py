@@ -1,0 +1,65 @@
+"""A real S3-compatible HTTP endpoint for tests: moto's ThreadedMotoServer on 127.0.0.1.
+
+Tests reach it through s3fs/boto3 exactly as a user's S3 would be reached;
+only the endpoint URL differs. Fake credentials are set in the environment
+(the standard AWS chain is what the store reads), and ~/.aws and the instance
+metadata service are switched off so nothing real is ever used.
+
+Register with `pytest_plugins = ["tests.s3_server"]` in the root conftest.
+"""
+
+from __future__ import annotations
+
+import socket
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+FAKE_ENV = {
+    "AWS_ACCESS_KEY_ID": "AKIATESTFAKEKEY12345",
+    "AWS_SECRET_ACCESS_KEY": "fake-secret-do-not-log-0123456789",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/aws-credentials",
+    "AWS_CONFIG_FILE": "/nonexistent/aws-config",
+    "AWS_EC2_METADATA_DISABLED": "true",
+}
+CLEARED_ENV = ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3")
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint() -> Iterator[str]:
+    """URL of a moto S3 server running for the whole session, with fake credentials in the env."""
+    from moto.server import ThreadedMotoServer
+
+    with pytest.MonkeyPatch.context() as mp:
+        for name in CLEARED_ENV:
+            mp.delenv(name, raising=False)
+        for name, value in FAKE_ENV.items():
+            mp.setenv(name, value)
+        server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+        server.start()
+        host, port = server.get_host_and_port()
+        try:
+            yield f"http://{host}:{port}"
+        finally:
+            server.stop()
+
+
+@pytest.fixture
+def s3_bucket(s3_endpoint: str) -> str:
+    """A fresh, empty bucket on the moto server (created with boto3)."""
+    import boto3
+
+    name = f"test-{uuid.uuid4().hex[:12]}"
+    boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1").create_bucket(Bucket=name)
+    return name
+
+
+@pytest.fixture
+def dead_endpoint() -> str:
+    """URL of a local port nothing listens on (connections are refused)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
