@@ -44,10 +44,10 @@ DEFAULT_STORE = "./.rlvr/store"
 
 # A dead endpoint must fail in seconds: a 3 s connect timeout and 2 botocore
 # attempts (one retry for a transient blip) bound a black-holed address to
-# roughly 10 s; a refused connection fails at once. Reads of large objects
-# may legitimately take long, so the read timeout stays generous.
+# roughly 10 s; a refused connection fails at once. The read timeout bounds
+# silence on an open socket (a hung proxy), not the length of a transfer.
 CONNECT_TIMEOUT_S = 3
-READ_TIMEOUT_S = 60
+READ_TIMEOUT_S = 20
 MAX_ATTEMPTS = 2
 
 _TMP_MARK = ".rlvr-tmp-"

@@ -1,0 +1,132 @@
+"""The store's dataset cache: `datasets/<name>/<split>/data.parquet` plus `manifest.json`.
+
+The parquet file is written first and the manifest last, so a manifest is the
+commit marker: no manifest means no cache. The manifest records the sha256
+of the parquet bytes; a cache whose bytes do not match (a torn copy, a
+hand-edited file, two writers racing) is reported as invalid and rebuilt by
+the loader, never trusted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from rlvr_core.data.schema import COLUMNS, Problem
+from rlvr_core.storage import Store, StorageError
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+DATA_FILE = "data.parquet"
+MANIFEST_FILE = "manifest.json"
+
+
+@dataclass(frozen=True)
+class CachedSplit:
+    problems: list[Problem]
+    manifest: dict[str, Any]
+
+
+def cache_path(name: str, split: str, file: str = "") -> str:
+    """Store-relative folder (or file in it) of a cached split; ':' in a name becomes '@'."""
+    if not name or not split or "/" in split or ".." in name:
+        raise ValueError(f"bad dataset name/split {name!r}/{split!r}")
+    return "/".join(p for p in ("datasets", name.replace(":", "@"), split, file) if p)
+
+
+def problems_to_parquet(problems: list[Problem]) -> bytes:
+    """Problems as parquet bytes with an all-string schema (so empty/None columns keep their type)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [p.to_row() for p in problems]
+    table = pa.table(
+        {col: [row[col] for row in rows] for col in COLUMNS},
+        schema=pa.schema([(col, pa.string()) for col in COLUMNS]),
+    )
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    return buf.getvalue()
+
+
+def parquet_to_problems(data: bytes) -> list[Problem]:
+    import pyarrow.parquet as pq
+
+    return [Problem.from_row(row) for row in pq.read_table(io.BytesIO(data)).to_pylist()]
+
+
+def write_cache(
+    store: Store,
+    name: str,
+    split: str,
+    problems: list[Problem],
+    *,
+    source: str,
+    revision: str | None,
+    skipped: int = 0,
+    skip_reasons: dict[str, int] | None = None,
+) -> dict[str, Any]:
+    """Write the split's parquet, then its manifest; returns the manifest."""
+    data = problems_to_parquet(problems)
+    manifest = {
+        "format_version": FORMAT_VERSION,
+        "name": name,
+        "source": source,
+        "revision": revision,
+        "split": split,
+        "row_count": len(problems),
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "bytes": len(data),
+        "skipped": skipped,
+        "skip_reasons": dict(skip_reasons or {}),
+        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    store.write_bytes(cache_path(name, split, DATA_FILE), data)
+    store.write_json(cache_path(name, split, MANIFEST_FILE), manifest)
+    return manifest
+
+
+def read_cache(store: Store, name: str, split: str, *, revision: str | None = None) -> CachedSplit | None:
+    """The cached split, or None when absent or invalid (the reason is logged).
+
+    A `revision` other than None must equal the manifest's, so asking for a
+    pinned revision never returns data cached from another one.
+    """
+    manifest_path = cache_path(name, split, MANIFEST_FILE)
+    data_path = cache_path(name, split, DATA_FILE)
+    if not store.exists(manifest_path):
+        return None
+    if not store.exists(data_path):
+        log.warning("dataset cache %s has a manifest but no data; rebuilding", store.uri(manifest_path))
+        return None
+    try:
+        manifest = json.loads(store.read_text(manifest_path))
+    except json.JSONDecodeError:
+        manifest = None
+    data = store.read_bytes(data_path)
+    problem = _validate(manifest, data, revision)
+    if problem:
+        log.warning("dataset cache %s is invalid (%s); rebuilding", store.uri(cache_path(name, split)), problem)
+        return None
+    problems = parquet_to_problems(data)
+    if len(problems) != manifest["row_count"]:
+        log.warning("dataset cache %s row count differs from its manifest; rebuilding", store.uri(manifest_path))
+        return None
+    return CachedSplit(problems, manifest)
+
+
+def _validate(manifest: Any, data: bytes, revision: str | None) -> str | None:
+    """Why a manifest/data pair cannot be trusted, or None."""
+    if not isinstance(manifest, dict) or manifest.get("format_version") != FORMAT_VERSION:
+        return "unknown manifest format"
+    if manifest.get("sha256") != hashlib.sha256(data).hexdigest():
+        return "sha256 of data.parquet does not match the manifest"
+    if revision is not None and manifest.get("revision") != revision:
+        return f"cached revision {manifest.get('revision')!r} is not the requested {revision!r}"
+    return None

@@ -1,0 +1,89 @@
+"""What a dataset source is: a hub dataset plus a row normaliser, or an offline generator.
+
+Each source family lives in its own file under `sources/` and exports
+`Source` objects; `registry.py` collects them. A normaliser turns one raw row
+into a `Problem` or raises `SkipRow` with a short reason; the loader counts
+the reasons instead of crashing, so one malformed row never sinks a dataset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rlvr_core.data.schema import Problem, VerifierName
+
+Row = Mapping[str, Any]
+Normaliser = Callable[[Row, "RowContext"], Problem]
+Generator = Callable[[str], list[Problem]]
+
+
+class SkipRow(ValueError):
+    """A row that cannot become a `Problem`; the message is the reason counted in the stats."""
+
+
+@dataclass(frozen=True)
+class RowContext:
+    """Where a row came from: ids built from it stay stable whatever rows get skipped."""
+
+    source: str
+    config: str | None
+    split: str
+    index: int
+
+
+@dataclass(frozen=True)
+class Source:
+    """One registered dataset.
+
+    `name` is the registry key and cache folder (the hub id for hub sources).
+    Hub sources set `normalise` and load every config in `configs` (None is
+    the hub's default config) and concatenate them; a name like
+    ``"EleutherAI/hendrycks_math:algebra"`` selects one config. Offline
+    sources set `generate` instead and never touch the network.
+    """
+
+    name: str
+    verifier: VerifierName
+    normalise: Normaliser | None = None
+    configs: tuple[str | None, ...] = (None,)
+    splits: tuple[str, ...] = ("train", "test")
+    generate: Generator | None = None
+
+    def __post_init__(self) -> None:
+        if (self.normalise is None) == (self.generate is None):
+            raise ValueError(f"source {self.name!r}: set exactly one of `normalise` (hub) or `generate` (offline)")
+
+    @property
+    def offline(self) -> bool:
+        return self.generate is not None
+
+
+def text_field(row: Row, key: str, *, strip: bool = True) -> str:
+    """The non-empty string `row[key]` (stripped unless `strip=False`), or `SkipRow` naming the field."""
+    value = row.get(key)
+    if value is None or not isinstance(value, str) or not value.strip():
+        raise SkipRow(f"missing or empty {key!r}")
+    return value.strip() if strip else value
+
+
+def list_field(row: Row, key: str) -> list[Any]:
+    """The non-empty list `row[key]`, or `SkipRow` naming the field."""
+    value = row.get(key)
+    if value is None or isinstance(value, (str, bytes)) or len(value) == 0:
+        raise SkipRow(f"missing or empty {key!r}")
+    return list(value)
+
+
+def user_prompt(row: Row, key: str = "messages") -> str:
+    """The content of the first user message of a chat-format row."""
+    messages = row.get(key)
+    if not messages:
+        raise SkipRow(f"missing or empty {key!r}")
+    for message in messages:
+        if isinstance(message, Mapping) and message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str) and content.strip():
+                return content.strip()
+    raise SkipRow(f"no user message with content in {key!r}")
