@@ -74,6 +74,10 @@ class Store:
             self.fs = fsspec.filesystem("file")
             self._base = self.root
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as (root, endpoint) so Ray/Prefect workers rebuild an identically configured filesystem."""
+        return (open_store, (self.root, self.endpoint_url))
+
     def __repr__(self) -> str:
         where = f", endpoint_url={_redact_url(self.endpoint_url)!r}" if self.endpoint_url else ""
         return f"Store({self.root!r}{where})"
@@ -218,6 +222,8 @@ class Store:
         if not files:
             raise StorageError(f"{self.uri(path)} holds no files{self._endpoint_hint()}. Fix: check the path.")
         prefix = _join(path)
+        if files == [prefix]:
+            raise StorageError(f"{self.uri(path)} is a file, not a folder. Fix: use read_bytes for single files.")
         with self._errors("download folder", path):
             for rel in files:
                 dest = local_dir / rel[len(prefix) :].lstrip("/")

@@ -69,3 +69,13 @@ def test_missing_file_error_names_the_uri(store: Store) -> None:
 def test_paths_cannot_escape_the_root(store: Store) -> None:
     with pytest.raises(StorageError, match="escapes the store root"):
         store.write_text("../outside.txt", "x")
+
+
+def test_pickled_store_works_in_another_process_image(store: Store) -> None:
+    """Ray and Prefect ship a Store to workers by pickling it."""
+    import pickle
+
+    store.write_text("p.txt", "shared")
+    clone = pickle.loads(pickle.dumps(store))
+    assert (clone.root, clone.endpoint_url) == (store.root, store.endpoint_url)
+    assert clone.read_text("p.txt") == "shared"
