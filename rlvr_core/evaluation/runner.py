@@ -1,0 +1,238 @@
+"""`evaluate(model, benchmark)`: generate, verify, and write the three files of an evaluation.
+
+Files in `output_dir`:
+- `completions.jsonl`: one record per item (index, id, prompt, completion, finish reason), appended per batch;
+- `results.jsonl`: one record per item (reward, status, per-filter scores, breakdown keys), appended per batch;
+- `summary.json`: metrics, n, settings, model content hash, git commit, written last (atomically).
+
+Resumable: after a crash (even SIGKILL mid-write) a rerun keeps every finished
+batch, re-scores items that were generated but not scored, and generates only
+the rest; a torn last line is dropped. Idempotent: the key hashes (model
+content hash, benchmark, prompts, settings, limit, backend); a folder whose
+finished summary has the same key is returned without loading the model, and
+a folder holding another key is refused rather than mixed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from rlvr_core.evaluation.benchmarks import Benchmark, get_benchmark, load_benchmark_problems
+from rlvr_core.evaluation.identity import git_commit, model_identity
+from rlvr_core.evaluation.jsonl import JsonlAppender, read_records
+from rlvr_core.evaluation.metrics import DEFAULT_PASS_THRESHOLD, summarise_records
+from rlvr_core.evaluation.scoring import score_completions
+from rlvr_core.evaluation.settings import EvalSettings, apply_overrides, stable_hash
+
+log = logging.getLogger(__name__)
+
+COMPLETIONS = "completions.jsonl"
+RESULTS = "results.jsonl"
+SUMMARY = "summary.json"
+KEY_FILE = "eval_key.json"
+
+
+class EvalFolderConflict(ValueError):
+    """`output_dir` already holds (part of) an evaluation with a different key."""
+
+
+def resolve_device(device: str) -> str:
+    """"auto" -> "cuda" when a GPU is visible, else "cpu"."""
+    if device != "auto":
+        return device
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _resolve_model(model: str, backend: str, store: Any) -> str:
+    """A loadable local path for hf/vllm ("tiny:arith" and store URIs resolved); the name for openai."""
+    if backend == "openai":
+        return model
+    from rlvr_core.models.resolve import resolve_model_path
+
+    return resolve_model_path(model, store)
+
+
+def _write_json_atomic(path: Path, payload: dict[str, Any]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _claim_folder(out: Path, key: str, key_payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The finished summary for `key` if there is one; otherwise mark the folder as ours (or refuse)."""
+    out.mkdir(parents=True, exist_ok=True)
+    summary_path, key_path = out / SUMMARY, out / KEY_FILE
+    if summary_path.exists():
+        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+        if summary.get("key") == key:
+            return summary
+    if key_path.exists():
+        existing = json.loads(key_path.read_text(encoding="utf-8")).get("key")
+        if existing != key:
+            raise EvalFolderConflict(
+                f"output_dir {out} holds an evaluation with key {existing} (another model, benchmark, limit or "
+                f"settings), not {key}. Fix: choose another output_dir, or delete {out} to start over."
+            )
+    elif (out / COMPLETIONS).exists() or (out / RESULTS).exists():
+        raise EvalFolderConflict(f"output_dir {out} has eval files but no {KEY_FILE}. Fix: delete them or use another folder.")
+    _write_json_atomic(key_path, {"key": key, **key_payload})
+    return None
+
+
+def _batches(items: list[int], size: int) -> Iterator[list[int]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _backend_options(backend: str, settings: EvalSettings, batch_size: int) -> dict[str, Any]:
+    if backend == "hf":
+        return {"batch_size": batch_size}
+    if backend == "vllm":
+        return {"tensor_parallel_size": settings.tensor_parallel_size, "max_model_len": settings.max_model_len,
+                "gpu_memory_utilization": settings.gpu_memory_utilization}
+    return {}
+
+
+def evaluate(
+    model: str,
+    benchmark: str,
+    *,
+    output_dir: Path | str,
+    backend: str = "hf",
+    limit: int | None = None,
+    device: str = "auto",
+    batch_size: int = 64,
+    settings_override: dict[str, Any] | None = None,
+    store: Any = None,
+    backend_options: dict[str, Any] | None = None,
+    pass_threshold: float = DEFAULT_PASS_THRESHOLD,
+    verifier_workers: int = 2,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Evaluate `model` (checkpoint folder, HF folder, "tiny:arith", or an endpoint's model name) on `benchmark`.
+
+    `settings_override` (e.g. {"temperature": 0.7}) is the explicit opt-out of
+    the enforced settings; what it changed is recorded in the summary.
+    `backend_options` go to the backend (for "openai": base_url, api_key, ...).
+    Returns the summary dict (also written to `output_dir/summary.json`).
+    """
+    from rlvr_core.storage import open_store
+
+    if batch_size < 1:
+        raise ValueError(f"batch_size={batch_size} must be >= 1")
+    bench = get_benchmark(benchmark)
+    settings, overridden = apply_overrides(settings_override)
+    store = open_store(store) if store is None or isinstance(store, str) else store
+    model_path = _resolve_model(model, backend, store)
+    device = "remote" if backend == "openai" else resolve_device(device)
+    if "dtype" not in overridden:
+        settings = settings.for_device(device)
+    problems = load_benchmark_problems(bench, store=store, limit=limit)
+    prompts = [bench.prompt(p) for p in problems]
+    options = {**_backend_options(backend, settings, batch_size), **(backend_options or {})}
+    identity = model_identity(model_path) if backend != "openai" else {
+        "path": model, "kind": "endpoint", "step": None,
+        "content_hash": f"endpoint:{model}@{options.get('base_url', '')}"}
+    key_payload = {
+        "content_hash": identity["content_hash"], "benchmark": bench.name, "dataset": bench.dataset,
+        "split": bench.split, "prompts_sha": stable_hash(prompts), "max_new_tokens": bench.max_new_tokens,
+        "stop": list(bench.stop), "settings": settings.to_dict(), "limit": limit, "n": len(problems),
+        "backend": backend,
+    }
+    key = stable_hash(key_payload)
+    out = Path(output_dir)
+    finished = _claim_folder(out, key, key_payload)
+    if finished is not None:
+        log.info("evaluation %s already finished in %s; returning its summary", key, out)
+        return finished
+
+    started = time.perf_counter()
+    generated = _run_items(bench, problems, prompts, out, model_path, backend, device, settings, options,
+                           verifier_workers, progress)
+    elapsed = time.perf_counter() - started
+    results = sorted({r["index"]: r for r in read_records(out / RESULTS)}.values(), key=lambda r: r["index"])
+    if len(results) != len(problems):
+        raise RuntimeError(f"{out / RESULTS} has {len(results)} records for {len(problems)} items; rerun to resume")
+    summary = {
+        "key": key,
+        "benchmark": bench.name,
+        "dataset": bench.dataset,
+        "split": bench.split,
+        "description": bench.description,
+        "primary_metric": bench.primary_metric,
+        "limit": limit,
+        "expected_size": bench.expected_size,
+        **summarise_records(results, pass_threshold=pass_threshold),
+        "pass_threshold": pass_threshold,
+        "settings": settings.to_dict(),
+        "settings_overridden": overridden,
+        "standard_settings": not overridden,
+        "decoding": {"max_new_tokens": bench.max_new_tokens, "stop": list(bench.stop)},
+        "model": identity,
+        "backend": backend,
+        "device": device,
+        "batch_size": batch_size,
+        "git": git_commit(),
+        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "timing": {"elapsed_s": round(elapsed, 3), "generated_items": generated,
+                   "items_per_s": round(generated / elapsed, 3) if elapsed > 0 and generated else None},
+    }
+    _write_json_atomic(out / SUMMARY, summary)
+    return summary
+
+
+def _run_items(bench: Benchmark, problems: list, prompts: list[str], out: Path, model_path: str, backend_name: str,
+               device: str, settings: EvalSettings, options: dict[str, Any], verifier_workers: int,
+               progress: bool) -> int:
+    """Generate and score every unfinished item, one durable batch at a time; returns how many were generated."""
+    from tqdm import tqdm
+
+    from rlvr_core.generation import SamplingParams, create_backend
+    from rlvr_core.verifiers import VerifierPool
+
+    completions = {r["index"]: r for r in read_records(out / COMPLETIONS)}
+    scored = {r["index"] for r in read_records(out / RESULTS)}
+    todo = [i for i in range(len(problems)) if i not in scored]
+    if not todo:
+        return 0
+    params = SamplingParams(max_new_tokens=bench.max_new_tokens, temperature=settings.temperature, n=1,
+                            seed=settings.seed, stop=bench.stop)
+    step = max(1, int(options.get("batch_size", 64)))
+    backend = None
+    generated = 0
+    try:
+        with (VerifierPool(workers=verifier_workers) as pool, JsonlAppender(out / COMPLETIONS) as completion_log,
+              JsonlAppender(out / RESULTS) as result_log,
+              tqdm(total=len(problems), initial=len(problems) - len(todo), unit="item", desc=bench.name,
+                   disable=not progress, dynamic_ncols=True) as bar):
+            for chunk in _batches(todo, step):
+                missing = [i for i in chunk if i not in completions]
+                if missing:
+                    if backend is None:
+                        backend = create_backend(backend_name, model_path, device=device, dtype=settings.dtype,
+                                                 seed=settings.seed, **options)
+                    generations = backend.generate([prompts[i] for i in missing], params)
+                    records = [{"index": i, "id": problems[i].id, "prompt": prompts[i], "completion": g.text,
+                                "finish_reason": g.finish_reason, "completion_tokens": len(g.token_ids)}
+                               for i, g in zip(missing, generations)]
+                    completion_log.append(records)
+                    completions.update((r["index"], r) for r in records)
+                    generated += len(missing)
+                texts = [completions[i]["completion"] for i in chunk]
+                results = score_completions(bench, [problems[i] for i in chunk], texts, pool)
+                result_log.append({"index": i, "finish_reason": completions[i]["finish_reason"], **r}
+                                  for i, r in zip(chunk, results))
+                bar.update(len(chunk))
+    finally:
+        if backend is not None:
+            backend.close()
+    return generated
