@@ -34,7 +34,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         epilog="Stores: 'local' (a temp folder) and 's3' (a moto server started here; no AWS account needed).",
     )
     parser.add_argument("--rows", type=int, default=50_000, help="problems to cache (default 50000)")
-    parser.add_argument("--repeats", type=int, default=3, help="timed repetitions per operation; best is shown (default 3)")
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="timed repetitions per operation; best is shown (default 3)"
+    )
     parser.add_argument(
         "--stores", default="local,s3", help="comma-separated stores to benchmark: local, s3 (default both)"
     )
@@ -100,7 +102,9 @@ def start_moto() -> tuple[object, str]:
     from moto.server import ThreadedMotoServer
 
     os.environ.update(
-        AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_DEFAULT_REGION="us-east-1",
+        AWS_ACCESS_KEY_ID="bench",
+        AWS_SECRET_ACCESS_KEY="bench",
+        AWS_DEFAULT_REGION="us-east-1",
         AWS_EC2_METADATA_DISABLED="true",
     )
     with socket.socket() as sock:
@@ -123,19 +127,24 @@ def main(argv: list[str] | None = None) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             rows += bench_store("local", Store(tmp), problems, args.repeats)
     if "s3" in args.stores:
-        import boto3
         import logging
+
+        import boto3
 
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
         server, endpoint = start_moto()
         try:
             boto3.client("s3", endpoint_url=endpoint).create_bucket(Bucket="bench")
-            rows += bench_store("s3 (moto, localhost)", Store("s3://bench/store", endpoint_url=endpoint), problems, args.repeats)
+            rows += bench_store(
+                "s3 (moto, localhost)", Store("s3://bench/store", endpoint_url=endpoint), problems, args.repeats
+            )
         finally:
             server.stop()
 
-    print(f"dataset cache benchmark: {args.rows} problems, best of {args.repeats}; "
-          f"parquet serialisation alone {args.rows / serialise_s:,.0f} rows/s")
+    print(
+        f"dataset cache benchmark: {args.rows} problems, best of {args.repeats}; "
+        f"parquet serialisation alone {args.rows / serialise_s:,.0f} rows/s"
+    )
     print(f"{'store':<22} {'op':<6} {'rows':>8} {'MB':>7} {'seconds':>8} {'rows/s':>11} {'MB/s':>7}")
     for label, op, n, mb, s in rows:
         print(f"{label:<22} {op:<6} {n:>8} {mb:>7.2f} {s:>8.3f} {n / s:>11,.0f} {mb / s:>7.1f}")

@@ -166,7 +166,7 @@ class Store:
         except json.JSONDecodeError as exc:
             raise StorageError(f"{self.uri(path)} is not valid JSON ({exc}). Fix: rewrite or delete it.") from None
 
-    def write_parquet(self, path: str, df: "pandas.DataFrame") -> None:
+    def write_parquet(self, path: str, df: pandas.DataFrame) -> None:
         """Write `df` (without its index) as parquet; serialised in memory, then written atomically."""
         import io
 
@@ -174,7 +174,7 @@ class Store:
         df.to_parquet(buf, index=False)
         self.write_bytes(path, buf.getvalue())
 
-    def read_parquet(self, path: str) -> "pandas.DataFrame":
+    def read_parquet(self, path: str) -> pandas.DataFrame:
         import io
 
         import pandas as pd
@@ -305,7 +305,9 @@ def _normalise_root(root: str) -> str:
     if root.startswith("file://"):
         root = root[len("file://") :]
     if "://" in root:
-        raise StorageError(f"store URI {root!r} has an unsupported scheme. Fix: use a local path or s3://bucket/prefix.")
+        raise StorageError(
+            f"store URI {root!r} has an unsupported scheme. Fix: use a local path or s3://bucket/prefix."
+        )
     return str(Path(root).expanduser().resolve())
 
 

@@ -14,11 +14,11 @@ import io
 import json
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from rlvr_core.data.schema import COLUMNS, Problem
-from rlvr_core.storage import Store, StorageError
+from rlvr_core.storage import Store
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,10 @@ def parquet_to_problems(data: bytes) -> list[Problem]:
     import pyarrow.parquet as pq
 
     table = pq.read_table(io.BytesIO(data)).to_pydict()
-    return [Problem.from_row(dict(zip(COLUMNS, values))) for values in zip(*(table[col] for col in COLUMNS))]
+    return [
+        Problem.from_row(dict(zip(COLUMNS, values, strict=True)))
+        for values in zip(*(table[col] for col in COLUMNS), strict=True)
+    ]
 
 
 def write_cache(
@@ -89,7 +92,7 @@ def write_cache(
         "bytes": len(data),
         "skipped": skipped,
         "skip_reasons": dict(skip_reasons or {}),
-        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     store.write_bytes(cache_path(name, split, DATA_FILE), data)
     store.write_json(cache_path(name, split, MANIFEST_FILE), manifest)

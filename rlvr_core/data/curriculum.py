@@ -24,7 +24,9 @@ def read_order_file(uri: str, *, endpoint_url: str | None = None) -> list[str]:
         try:
             ids = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"curriculum file {uri} is not valid JSON ({exc}). Fix: write a JSON list of ids.") from None
+            raise ValueError(
+                f"curriculum file {uri} is not valid JSON ({exc}). Fix: write a JSON list of ids."
+            ) from None
         if not isinstance(ids, list) or not all(isinstance(i, (str, int)) for i in ids):
             raise ValueError(f"curriculum file {uri} must hold a JSON list of ids (strings).")
         return [str(i) for i in ids]
@@ -49,7 +51,9 @@ def apply_curriculum(problems: Sequence[Problem], order: Sequence[str], *, origi
             parts.append(f"{len(missing)} id(s) not found: {_preview(missing)}")
         if ambiguous:
             parts.append(f"{len(ambiguous)} id(s) match several sources: {_preview(ambiguous)} (use '<source>::<id>')")
-        raise ValueError(f"curriculum {origin}: " + "; ".join(parts) + ". Fix: regenerate the order file for these datasets.")
+        raise ValueError(
+            f"curriculum {origin}: " + "; ".join(parts) + ". Fix: regenerate the order file for these datasets."
+        )
     placed: set[int] = set()
     out = []
     for key in order:

@@ -60,7 +60,9 @@ def load_problems(
     revision: str | None = None,
 ) -> list[Problem]:
     """The split's problems (the first `limit` of them), cached in `store` after the first load."""
-    return load_problems_with_stats(name, split, store=store, limit=limit, hub_path=hub_path, revision=revision).problems
+    return load_problems_with_stats(
+        name, split, store=store, limit=limit, hub_path=hub_path, revision=revision
+    ).problems
 
 
 def load_problems_with_stats(
@@ -168,7 +170,9 @@ def _load_rows(
 
     path = hub_path or hub_id
     if hub_path is not None and not Path(hub_path).is_dir():
-        raise DatasetUnavailableError(f"hub_path {hub_path!r} for {name!r} is not a folder. Fix: point it at a local copy of the dataset repo.")
+        raise DatasetUnavailableError(
+            f"hub_path {hub_path!r} for {name!r} is not a folder. Fix: point it at a local copy of the dataset repo."
+        )
     try:
         return datasets.load_dataset(path, config, split=split, revision=None if hub_path else revision)
     except Exception as exc:  # datasets raises many types (ConnectionError, ValueError, FileNotFoundError...)

@@ -40,8 +40,8 @@ def mix_by_weight(
     names = sorted(parts)  # fixed order so dict insertion order cannot change the result
     counts = _shares([weights[k] for k in names], n)
     rng = random.Random(seed)
-    picked = {k: _take(parts[k], c, rng) for k, c in zip(names, counts)}
-    labels = [k for k, c in zip(names, counts) for _ in range(c)]
+    picked = {k: _take(parts[k], c, rng) for k, c in zip(names, counts, strict=True)}
+    labels = [k for k, c in zip(names, counts, strict=True) for _ in range(c)]
     rng.shuffle(labels)
     cursors = dict.fromkeys(names, 0)
     out = []

@@ -1,13 +1,11 @@
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 # See tests/storage/conftest.py: imported here until the root conftest
-# registers tests/s3_server.py with `pytest_plugins`.
-if "tests.s3_server" not in sys.modules:
-    from tests.s3_server import dead_endpoint, s3_bucket, s3_endpoint  # noqa: F401
+# registers tests/s3_server.py with `pytest_plugins`, then this import can go.
+from tests.s3_server import dead_endpoint, s3_bucket, s3_endpoint  # noqa: F401
 
 HubRepo = dict[str | None, dict[str, list[dict]]]
 

@@ -10,8 +10,16 @@ from rlvr_core.data.cache import parquet_to_problems, problems_to_parquet
 from rlvr_core.data.schema import Problem
 
 PROBLEMS = [
-    Problem(id="1", source="s", prompt="p ünïcode", answer="\\frac{1}{2}", verifier="math", category="algebra",
-            difficulty="Level 2", extra={"z": [1, {"b": None}], "a": "x"}),
+    Problem(
+        id="1",
+        source="s",
+        prompt="p ünïcode",
+        answer="\\frac{1}{2}",
+        verifier="math",
+        category="algebra",
+        difficulty="Level 2",
+        extra={"z": [1, {"b": None}], "a": "x"},
+    ),
     Problem(id="2", source="s", prompt="q", answer='{"tests": []}', verifier="code"),
 ]
 

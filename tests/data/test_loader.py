@@ -41,7 +41,11 @@ def test_first_load_reads_the_local_repo_then_the_store_cache(tmp_path, gsm8k_re
 def test_bad_rows_are_skipped_and_counted_in_stats_and_manifest(tmp_path, gsm8k_repo) -> None:
     store = Store(str(tmp_path / "store"))
     result = load_problems_with_stats("openai/gsm8k", "test", store=store, hub_path=str(gsm8k_repo))
-    expected_reasons = {"missing or empty 'question'": 1, "missing or empty 'answer'": 1, "no '#### ' final answer in 'answer'": 1}
+    expected_reasons = {
+        "missing or empty 'question'": 1,
+        "missing or empty 'answer'": 1,
+        "no '#### ' final answer in 'answer'": 1,
+    }
     assert (result.stats.rows_read, result.stats.kept, result.stats.skipped) == (6, 3, 3)
     assert result.stats.skip_reasons == expected_reasons
     manifest = store.read_json("datasets/openai/gsm8k/test/manifest.json")
@@ -82,11 +86,18 @@ def test_cache_from_another_revision_is_not_trusted(tmp_path, gsm8k_repo) -> Non
 
 def test_math_loads_every_subject_config_with_category_and_level(tmp_path, make_hub_repo) -> None:
     def row(level: int, answer: str) -> dict:
-        return {"problem": f"Level {level} problem", "level": f"Level {level}", "type": "x", "solution": f"so \\boxed{{{answer}}}"}
+        return {
+            "problem": f"Level {level} problem",
+            "level": f"Level {level}",
+            "type": "x",
+            "solution": f"so \\boxed{{{answer}}}",
+        }
 
     subjects = {subject: {"test": [row(3, "0")]} for subject in SUBJECTS}
     subjects["algebra"] = {"test": [row(1, "3"), row(5, "x+1")]}
-    subjects["geometry"] = {"test": [row(2, "\\pi"), {"problem": "p", "level": "Level 1", "type": "x", "solution": "no box"}]}
+    subjects["geometry"] = {
+        "test": [row(2, "\\pi"), {"problem": "p", "level": "Level 1", "type": "x", "solution": "no box"}]
+    }
     repo = make_hub_repo("math", subjects)
     store = Store(str(tmp_path / "store"))
     result = load_problems_with_stats("EleutherAI/hendrycks_math", "test", store=store, hub_path=str(repo))
@@ -140,7 +151,9 @@ def test_offline_without_cache_says_what_to_do(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "empty-hf-cache")
     store = Store(str(tmp_path / "store"))
-    with pytest.raises(DatasetUnavailableError, match="HF_HUB_OFFLINE=1.*run the dataset cache step once with network.*hub_path"):
+    with pytest.raises(
+        DatasetUnavailableError, match="HF_HUB_OFFLINE=1.*run the dataset cache step once with network.*hub_path"
+    ):
         load_problems("allenai/IFBench_test", "train", store=store)
     assert store.list() == []
 

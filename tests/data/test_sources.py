@@ -28,7 +28,9 @@ def test_all_design_sources_are_registered() -> None:
 
 
 def test_gsm8k_answer_is_the_number_after_hashes_without_commas() -> None:
-    p = normalise("openai/gsm8k", {"question": "How many?", "answer": "3 * 412 = 1,236\n#### 1,236"}, split="test", index=7)
+    p = normalise(
+        "openai/gsm8k", {"question": "How many?", "answer": "3 * 412 = 1,236\n#### 1,236"}, split="test", index=7
+    )
     assert (p.id, p.prompt, p.answer, p.verifier) == ("test-7", "How many?", "1236", "math")
 
 
@@ -65,7 +67,11 @@ def test_mbpp_answer_is_code_json() -> None:
     }
     p = normalise("google-research-datasets/mbpp", row)
     assert p.id == "11" and p.verifier == "code"
-    assert json.loads(p.answer) == {"tests": ["assert f() is None", "assert True"], "setup": "import math", "entry": None}
+    assert json.loads(p.answer) == {
+        "tests": ["assert f() is None", "assert True"],
+        "setup": "import math",
+        "entry": None,
+    }
 
 
 def test_mbpp_sanitized_config_uses_prompt_and_test_imports() -> None:

@@ -1,14 +1,11 @@
-import sys
-
 import pytest
 
-# The S3 fixtures live in tests/s3_server.py. Once the root conftest registers
-# it (`pytest_plugins = ["tests.s3_server"]`) it is already imported and this
-# is skipped; until then the fixtures are imported here.
-if "tests.s3_server" not in sys.modules:
-    from tests.s3_server import dead_endpoint, s3_bucket, s3_endpoint  # noqa: F401
-
 from rlvr_core.storage import Store
+
+# The S3 fixtures live in tests/s3_server.py. Fixtures imported into a conftest
+# are visible only below it; once the root conftest registers the module
+# (`pytest_plugins = ["tests.s3_server"]`) this import can go.
+from tests.s3_server import dead_endpoint, s3_bucket, s3_endpoint  # noqa: F401
 
 
 @pytest.fixture(params=["local", "s3"])

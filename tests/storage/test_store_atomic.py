@@ -36,7 +36,7 @@ def test_failed_parquet_serialisation_keeps_previous_file(tmp_path) -> None:
     good = pd.DataFrame({"x": [1, 2]})
     store.write_parquet("t.parquet", good)
     unserialisable = pd.DataFrame({"x": [1, object()]})
-    with pytest.raises(Exception):
+    with pytest.raises(ValueError):  # pyarrow.ArrowInvalid
         store.write_parquet("t.parquet", unserialisable)
     pd.testing.assert_frame_equal(store.read_parquet("t.parquet"), good)
 
@@ -58,9 +58,7 @@ Store(sys.argv[1]).write_stream("data.bin", chunks())
 def test_killed_writer_leaves_previous_file_and_no_listed_temp(tmp_path) -> None:
     store = Store(str(tmp_path))
     store.write_bytes("data.bin", b"previous")
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE, text=True
-    )
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout.readline().strip() == "writing"
         os.kill(child.pid, signal.SIGKILL)

@@ -23,7 +23,7 @@ def normalise(row: Row, ctx: RowContext) -> Problem:
     if len(kwargs) != len(ids):
         raise SkipRow("'kwargs' and 'instruction_id_list' differ in length")
     checks = []
-    for instruction_id, args in zip(ids, kwargs):
+    for instruction_id, args in zip(ids, kwargs, strict=True):
         if not isinstance(instruction_id, str) or not instruction_id:
             raise SkipRow("empty id in 'instruction_id_list'")
         if isinstance(args, str):  # some exports store each kwargs dict as JSON text

@@ -26,6 +26,4 @@ def normalise(row: Row, ctx: RowContext) -> Problem:
 
 
 RLVR_IFEVAL = Source(name="allenai/RLVR-IFeval", verifier="ifeval", normalise=normalise, splits=("train",))
-IF_MULTI = Source(
-    name="allenai/IF_multi_constraints_upto5", verifier="ifeval", normalise=normalise, splits=("train",)
-)
+IF_MULTI = Source(name="allenai/IF_multi_constraints_upto5", verifier="ifeval", normalise=normalise, splits=("train",))
