@@ -1,0 +1,28 @@
+"""`cache-datasets`: put every dataset a config reads (training data and benchmark sets) into the store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prefect import flow
+
+from tasks.artifacts import artifact_key
+from tasks.data import cache_dataset, required_datasets
+
+
+@flow(name="cache-datasets", log_prints=True)
+def cache_datasets(config: str = "tiny-arith", overrides: list[str] | None = None,
+                   benchmarks: list[str] | None = None) -> list[dict[str, Any]]:
+    """Cache the config's datasets in its store (a local folder or s3://); returns their manifests."""
+    from prefect.artifacts import create_table_artifact
+
+    from rlvr_core.config import load_config
+
+    cfg = load_config(config, overrides or [])
+    pairs = required_datasets(cfg, benchmarks)
+    futures = [cache_dataset.submit(name, split, cfg.storage.root, cfg.storage.endpoint_url) for name, split in pairs]
+    manifests = [future.result() for future in futures]
+    create_table_artifact(
+        [{k: m.get(k) for k in ("name", "split", "row_count", "skipped", "source", "sha256")} for m in manifests],
+        key=artifact_key(cfg.run.name, "datasets"), description=f"Datasets cached in {cfg.storage.root}")
+    return manifests

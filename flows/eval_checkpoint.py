@@ -1,0 +1,66 @@
+"""`eval-checkpoint`: evaluate one checkpoint (or base model) on a list of benchmarks.
+
+Triggered by `rlvr.checkpoint.saved` events (deployment `eval-checkpoint/on-arrival`
+passes `{{ event.payload.path }}`), called as a subflow by `train-and-eval`
+and `watch-checkpoints`. Idempotent: a repeat for the same checkpoint content,
+benchmark and settings returns the stored summaries (see tasks/evaluation.py).
+Benchmarks, limit and store default to the run's own `config.yaml`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prefect import flow
+
+from rlvr_core.watch import eval_dir, is_checkpoint, run_dir_of
+from tasks.artifacts import Progress, artifact_key, publish_results_table
+from tasks.evaluation import evaluate_benchmark
+from tasks.placement import run_placed
+
+
+def _run_name() -> str:
+    """`eval-<run>-<step-000050>` instead of the full path (readable in the UI's run list)."""
+    from prefect.runtime import flow_run
+
+    path = Path(str(flow_run.parameters.get("checkpoint", "model")))
+    return f"eval-{path.parent.parent.name}-{path.name}" if path.parent.name == "checkpoints" else f"eval-{path.name}"
+
+
+@flow(name="eval-checkpoint", flow_run_name=_run_name, log_prints=True)
+def eval_checkpoint(checkpoint: str, benchmarks: list[str] | None = None, limit: int | None = None,
+                    evals_root: str | None = None, backend: str = "hf", batch_size: int | None = None,
+                    gpus_per_eval: float = 1, store_root: str | None = None) -> dict[str, dict[str, Any]]:
+    """Summaries per benchmark for `checkpoint` (a published checkpoint folder, a model folder or hub id)."""
+    run_dir = run_dir_of(checkpoint) if is_checkpoint(checkpoint) else None
+    defaults = _run_defaults(run_dir)
+    benchmarks = benchmarks or defaults.get("benchmarks")
+    if not benchmarks:
+        raise ValueError(f"{checkpoint}: no benchmarks given and no run config.yaml to take them from. "
+                         f"Fix: pass benchmarks, e.g. ['gsm8k']")
+    label = Path(checkpoint).name if is_checkpoint(checkpoint) else "base"
+    run_name = run_dir.name if run_dir else Path(checkpoint).name
+    calls = [dict(model=checkpoint, benchmark=bench, output_dir=str(eval_dir(checkpoint, bench, evals_root)),
+                  label=label, limit=limit if limit is not None else defaults.get("limit"), backend=backend,
+                  batch_size=batch_size or defaults.get("batch_size", 64),
+                  store_root=store_root or defaults.get("store_root"))
+             for bench in benchmarks]
+    progress = Progress(artifact_key(run_name, label, "eval-progress"), f"Evaluation of {label} ({run_name})")
+    summaries = run_placed(evaluate_benchmark, calls, num_gpus=gpus_per_eval, num_cpus=1,
+                           on_result=lambda done: progress.update(done, len(calls)))
+    results = dict(zip(benchmarks, summaries))
+    publish_results_table(artifact_key(run_name, label, "results"), {label: results},
+                          f"Results of {label} ({checkpoint})")
+    return results
+
+
+def _run_defaults(run_dir: Path | None) -> dict[str, Any]:
+    """Evaluation settings from the run's resolved config, when the checkpoint belongs to a run."""
+    if run_dir is None or not (run_dir / "config.yaml").is_file():
+        return {}
+    from rlvr_core.config import load_config
+
+    cfg = load_config(run_dir / "config.yaml")
+    return {"benchmarks": cfg.evaluation.benchmarks, "limit": cfg.evaluation.limit,
+            "batch_size": cfg.evaluation.batch_size, "store_root": cfg.storage.root}

@@ -1,0 +1,66 @@
+"""`train-and-eval`: cache datasets -> train -> evaluate checkpoints as they arrive -> base eval -> report.
+
+While training runs (a subprocess, in a worker thread of this flow run), the
+flow watches the run's `checkpoints/` folder and starts one `eval-checkpoint`
+subflow per new checkpoint, so results arrive during training without
+needing the event trigger (which `make up` adds for other listeners). If
+anything here fails or the run is cancelled, the training process group is
+killed before the error propagates.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prefect import flow
+
+from flows.cache_datasets import cache_datasets
+from flows.eval_checkpoint import eval_checkpoint
+from rlvr_core.watch import CheckpointWatcher
+from tasks.models import prepare_model
+from tasks.reports import publish_report
+from tasks.training import create_run, stop_training, train
+
+
+@flow(name="train-and-eval", log_prints=True)
+def train_and_eval(config: str = "tiny-arith", overrides: list[str] | None = None, max_steps: int | None = None,
+                   benchmarks: list[str] | None = None, evaluate_base: bool = True,
+                   poll_seconds: float = 2.0) -> dict[str, Any]:
+    """Train `config` (a path or a name in configs/) and evaluate it; returns the run folder and summaries.
+
+    `overrides` are dotted `section.field=value` strings; `max_steps` is a
+    shortcut for `training.max_steps=N`; `benchmarks` replaces
+    `evaluation.benchmarks`.
+    """
+    from rlvr_core.config import load_config
+
+    overrides = [*(overrides or []), *([f"training.max_steps={max_steps}"] if max_steps else [])]
+    if benchmarks:
+        overrides.append(f"evaluation.benchmarks={list(benchmarks)}")
+    cfg = load_config(config, overrides)  # a bad config stops here with the field named, before any work
+    cache_datasets(config, overrides)
+    base_model = prepare_model(cfg.model.name_or_path, cfg.storage.root, cfg.storage.endpoint_url)
+    run_dir = create_run(config, overrides)
+    run_name = Path(run_dir).name
+
+    summaries: dict[str, Any] = {}
+    watcher = CheckpointWatcher(run_dir)
+    training = train.submit(config, overrides, run_dir, run_name)
+    try:
+        while not training.state.is_final():
+            training.wait(timeout=poll_seconds)
+            for checkpoint in watcher.new_checkpoints():
+                summaries[Path(checkpoint).name] = eval_checkpoint(checkpoint)
+        training.result()
+        for checkpoint in watcher.new_checkpoints():  # the final checkpoint, published as training ended
+            summaries[Path(checkpoint).name] = eval_checkpoint(checkpoint)
+    except BaseException:
+        stop_training(run_dir)
+        raise
+
+    if evaluate_base:
+        summaries["base"] = eval_checkpoint(base_model, cfg.evaluation.benchmarks, limit=cfg.evaluation.limit,
+                                            evals_root=str(Path(run_dir) / "evals"), store_root=cfg.storage.root)
+    report = publish_report(run_dir, run_name, summaries)
+    return {"run_dir": run_dir, "summaries": summaries, "report": report}

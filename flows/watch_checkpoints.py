@@ -1,0 +1,46 @@
+"""`watch-checkpoints`: evaluate checkpoints that have a manifest but no results.
+
+Catches checkpoints published while no server listened (a trainer run by
+hand, a server restart). `path` is one run folder or a folder of runs.
+With `follow`, keeps polling until stopped or `max_minutes` pass.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from prefect import flow, get_run_logger
+
+from flows.eval_checkpoint import eval_checkpoint
+from rlvr_core.watch import pending_evaluations
+
+
+@flow(name="watch-checkpoints", log_prints=True)
+def watch_checkpoints(path: str = ".rlvr/runs", benchmarks: list[str] | None = None, follow: bool = False,
+                      poll_seconds: float = 10.0, max_minutes: float = 60.0) -> list[str]:
+    """Evaluate every pending (checkpoint, benchmark); returns the checkpoints evaluated."""
+    deadline = time.monotonic() + 60 * max_minutes
+    evaluated: list[str] = []
+    while True:
+        for checkpoint, todo in _pending(Path(path), benchmarks).items():
+            eval_checkpoint(checkpoint, todo)
+            evaluated.append(checkpoint)
+        if not follow or time.monotonic() > deadline:
+            return evaluated
+        time.sleep(poll_seconds)
+
+
+def _pending(path: Path, benchmarks: list[str] | None) -> dict[str, list[str]]:
+    """{checkpoint: benchmarks without a result} over one run folder or every run folder below `path`."""
+    from rlvr_core.config import load_config
+
+    runs = [path] if (path / "checkpoints").is_dir() else sorted(p for p in path.glob("*") if (p / "checkpoints").is_dir())
+    todo: dict[str, list[str]] = {}
+    for run_dir in runs:
+        wanted = benchmarks or load_config(run_dir / "config.yaml").evaluation.benchmarks
+        for checkpoint, bench in pending_evaluations(run_dir, wanted):
+            todo.setdefault(checkpoint, []).append(bench)
+    if todo:
+        get_run_logger().info("%d checkpoint(s) with missing results under %s", len(todo), path)
+    return todo

@@ -1,0 +1,78 @@
+"""Artifacts every run publishes: results table, markdown report, progress, links.
+
+Prefect shows keyed artifacts on the Artifacts page and versions them by key,
+so keys are derived from the run name and must match `[a-z0-9-]`
+(`artifact_key`). Images are shown by URL; a local file is linked with a
+`file://` URL (the UI can only render it where the browser can reach it).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from prefect.artifacts import (
+    create_image_artifact,
+    create_link_artifact,
+    create_markdown_artifact,
+    create_progress_artifact,
+    create_table_artifact,
+    update_progress_artifact,
+)
+
+_KEY_BAD = re.compile(r"[^a-z0-9-]+")
+
+
+def artifact_key(*parts: str) -> str:
+    """`parts` joined by dashes, lower-cased, with every other character turned into a dash."""
+    key = _KEY_BAD.sub("-", "-".join(parts).lower()).strip("-")
+    return re.sub(r"-{2,}", "-", key)[:200] or "rlvr"
+
+
+def summary_rows(summaries: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One table row per (model label, benchmark) from `{label: {benchmark: summary}}`."""
+    rows = []
+    for label, per_benchmark in summaries.items():
+        for benchmark, summary in per_benchmark.items():
+            metrics = summary.get("metrics", summary)
+            row = {"model": label, "benchmark": benchmark}
+            row.update({k: v for k, v in metrics.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)})
+            rows.append(row)
+    return rows
+
+
+def publish_results_table(key: str, summaries: dict[str, dict[str, Any]], description: str) -> UUID | None:
+    rows = summary_rows(summaries)
+    return create_table_artifact(rows, key=key, description=description) if rows else None
+
+
+def publish_markdown(key: str, markdown: str, description: str) -> UUID:
+    return create_markdown_artifact(markdown, key=key, description=description)
+
+
+def publish_run_links(run_name: str, run_dir: str) -> None:
+    """A link to the run folder and the reward-curve image, when there is one."""
+    folder = Path(run_dir).resolve()
+    create_link_artifact(folder.as_uri(), link_text=str(folder), key=artifact_key(run_name, "run-folder"),
+                         description=f"Run folder of {run_name}")
+    curve = folder / "reward_curve.png"
+    if curve.is_file():
+        create_image_artifact(curve.as_uri(), key=artifact_key(run_name, "reward-curve"),
+                              description=f"Reward curve of {run_name} ({curve})")
+
+
+class Progress:
+    """A progress artifact updated as work advances (0-100 in the UI)."""
+
+    def __init__(self, key: str, description: str) -> None:
+        self.description = description
+        self.artifact_id = create_progress_artifact(0.0, key=key, description=description)
+        self.last = 0.0
+
+    def update(self, done: float, total: float, note: str | None = None) -> None:
+        percent = max(0.0, min(100.0, 100.0 * done / total)) if total > 0 else 0.0
+        if percent - self.last >= 1.0 or percent == 100.0:
+            update_progress_artifact(self.artifact_id, percent, description=note or self.description)
+            self.last = percent

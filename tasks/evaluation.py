@@ -1,0 +1,90 @@
+"""Evaluation as a Prefect task: one (model, benchmark) evaluation, idempotent and duplicate-safe.
+
+Three layers keep a checkpoint from being evaluated twice:
+- the Prefect cache key is the model's *content hash* + benchmark + settings +
+  output folder, with persisted results, so a repeat (a duplicate or late
+  event, a retried flow run) returns the stored summary without running;
+- a claim marker per output folder (`rlvr_core.watch.claim`) stops
+  concurrent duplicates: the loser waits for the winner's summary;
+- `rlvr_core.evaluation.evaluate` itself returns a finished summary for the
+  same key and resumes an interrupted one.
+
+Retries: one, for transient failures (a lost Ray worker, CUDA OOM from a
+neighbour, a store hiccup); a bad benchmark name fails at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from prefect import task
+from prefect.context import TaskRunContext
+from prefect.logging import get_run_logger
+from prefect.utilities.hashing import hash_objects
+
+from rlvr_core.watch import claim, wait_for_result
+from tasks.placement import ray_address
+from tasks.retry import retry_transient
+
+CLAIM_WAIT_S = 6 * 3600
+
+
+class DuplicateEvaluationLost(RuntimeError):
+    """Another process held the claim but finished without a summary (it failed); retry to take over."""
+
+
+def eval_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
+    """Content hash of the model (not its path) + what changes the result + where it is written."""
+    from rlvr_core.evaluation.identity import model_identity
+
+    identity = model_identity(parameters["model"])
+    fields = {name: parameters.get(name) for name in ("benchmark", "limit", "backend", "settings_override",
+                                                         "output_dir")}
+    return "eval-" + (hash_objects(identity["content_hash"], json.dumps(fields, sort_keys=True)) or "")
+
+
+@task(name="evaluate", task_run_name="eval-{label}-{benchmark}", retries=1, retry_delay_seconds=20,
+      retry_condition_fn=retry_transient, persist_result=True, cache_key_fn=eval_cache_key)
+def evaluate_benchmark(model: str, benchmark: str, output_dir: str, label: str, limit: int | None = None,
+                       backend: str = "hf", device: str = "auto", batch_size: int = 64,
+                       settings_override: dict[str, Any] | None = None, store_root: str | None = None) -> dict[str, Any]:
+    """Evaluate `model` on `benchmark` into `output_dir`; returns the summary (metrics, n, settings)."""
+    from rlvr_core.evaluation import evaluate
+
+    logger = get_run_logger()
+    with claim(output_dir) as owned:
+        if not owned:
+            logger.info("%s/%s is being evaluated by another run; waiting for its summary", label, benchmark)
+            summary = wait_for_result(output_dir, CLAIM_WAIT_S)
+            if summary is None:
+                raise DuplicateEvaluationLost(f"the run holding {output_dir} ended without a summary")
+            return summary
+        with _device(device) as chosen:
+            logger.info("evaluating %s on %s (device %s, limit %s) -> %s", label, benchmark, chosen, limit, output_dir)
+            summary = evaluate(model, benchmark, output_dir=output_dir, backend=backend, limit=limit, device=chosen,
+                               batch_size=batch_size, settings_override=settings_override, store=store_root,
+                               progress=False)
+    metric = summary.get("primary_metric")
+    logger.info("%s/%s: %s = %s (n=%s)", label, benchmark, metric, summary.get("metrics", {}).get(metric),
+                summary.get("n"))
+    return summary
+
+
+@contextlib.contextmanager
+def _device(requested: str) -> Iterator[str]:
+    """Under Ray the task already owns its GPU (Ray set CUDA_VISIBLE_DEVICES); otherwise hold a free local one."""
+    if requested != "auto" or ray_address() or "CUDA_VISIBLE_DEVICES" in os.environ:
+        yield requested
+        return
+    from rlvr_core.gpus import discover_gpus
+    from rlvr_core.placement import local_gpu_slot, split_usable
+
+    usable, excluded = split_usable(discover_gpus())
+    for item in excluded:
+        get_run_logger().warning("GPU %d excluded from placement: %s", item.index, item.reason)
+    with local_gpu_slot(usable) as index:
+        yield requested if index is None else f"cuda:{index}"

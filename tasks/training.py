@@ -1,0 +1,124 @@
+"""Training as a Prefect task: a subprocess whose lines stream into the Prefect log.
+
+Why a subprocess: training owns its devices, threads and (on GPU) a Ray
+driver; isolating it in its own process group means a cancelled or crashed
+flow run can kill all of it (`rlvr_core.procgroup`), and the flow process
+stays light enough to keep evaluating checkpoints meanwhile.
+
+Never blindly retried: a failed launch is *resumed*. The run folder is
+created by its own cached task, so a retried flow run gets the same folder
+back, and `train` passes `--resume` when that folder already holds a
+published checkpoint. A finished training is cached per flow run (a flow-run
+retry skips it).
+
+Trainer marker lines become Prefect events (`rlvr.checkpoint.saved`, which the
+`eval-checkpoint/on-arrival` deployment trigger listens for) and a progress
+artifact.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from prefect import task
+from prefect.cache_policies import DEFAULT
+from prefect.events import emit_event
+from prefect.logging import get_run_logger
+
+from rlvr_core.procgroup import ProcessGroup
+from rlvr_core.watch import CHECKPOINT_SAVED, parse_marker, run_resource_id
+from tasks.artifacts import Progress, artifact_key
+
+TRAIN_MODULE = "rlvr_core.grpo.train"
+_ACTIVE: dict[str, ProcessGroup] = {}
+
+
+class TrainingFailed(RuntimeError):
+    """The training process exited non-zero; the message carries its last output lines."""
+
+
+@task(name="create-run", persist_result=True, cache_policy=DEFAULT)
+def create_run(config: str, overrides: list[str]) -> str:
+    """Validate the config and create the run folder (once per flow run: a retried flow run reuses it)."""
+    from rlvr_core.config import load_config
+    from rlvr_core.runs import create_run_dir
+
+    run_dir = create_run_dir(load_config(config, overrides))
+    get_run_logger().info("run folder: %s", run_dir)
+    return str(run_dir)
+
+
+def training_command(config: str, overrides: list[str], run_dir: str, resume: bool) -> list[str]:
+    """The trainer CLI call; `--resume` continues from the run folder's newest checkpoint."""
+    where = ["--resume", run_dir] if resume else ["--run-dir", run_dir]
+    return [sys.executable, "-m", TRAIN_MODULE, config, *overrides, *where]
+
+
+def has_checkpoint(run_dir: str) -> bool:
+    folder = Path(run_dir) / "checkpoints"
+    return folder.is_dir() and any((p / "checkpoint.json").is_file() for p in folder.iterdir())
+
+
+def stop_training(run_dir: str) -> bool:
+    """Kill the training process group of `run_dir` if this process runs one (the flow calls this on failure)."""
+    group = _ACTIVE.get(run_dir)
+    if group is None:
+        return False
+    group.kill()
+    return True
+
+
+@task(name="train", task_run_name="train-{run_name}", retries=0, persist_result=True, cache_policy=DEFAULT)
+def train(config: str, overrides: list[str], run_dir: str, run_name: str, emit_events: bool = True,
+          command: list[str] | None = None) -> dict[str, Any]:
+    """Run training to completion, streaming its output; returns the run folder and exit status.
+
+    `command` replaces the trainer CLI (tests use a small stand-in process);
+    everything else — process group, streaming, events — is the same.
+    """
+    logger = get_run_logger()
+    resume = has_checkpoint(run_dir)
+    argv = command or training_command(config, overrides, run_dir, resume)
+    logger.info("%s: %s", "resuming" if resume else "starting", " ".join(argv))
+    env = {**os.environ, "TQDM_DISABLE": "1", "PYTHONUNBUFFERED": "1"}
+    progress = Progress(artifact_key(run_name, "training-progress"), f"Training progress of {run_name}")
+    tail: collections.deque[str] = collections.deque(maxlen=30)
+    events = 0
+    with ProcessGroup(argv, env=env) as group:
+        _ACTIVE[run_dir] = group
+        try:
+            for line in group.lines():
+                marker = parse_marker(line)
+                if marker is None:
+                    tail.append(line)
+                    logger.info(line)
+                elif marker.kind == "progress":
+                    step, total = marker.data.get("step", 0), marker.data.get("max_steps", 0)
+                    progress.update(float(step), float(total),
+                                    f"step {step}/{total}, reward mean {marker.data.get('reward_mean')}")
+                elif marker.data.get("event") == CHECKPOINT_SAVED:
+                    events += 1
+                    if emit_events:
+                        publish_checkpoint_event(marker.data, run_name)
+                    logger.info("checkpoint published: step %s at %s", marker.data.get("step"), marker.data.get("path"))
+            status = group.wait()
+        finally:
+            _ACTIVE.pop(run_dir, None)
+    if status != 0:
+        raise TrainingFailed(f"training exited with status {status}. Last output:\n" + "\n".join(tail))
+    return {"run_dir": run_dir, "status": status, "checkpoint_events": events, "resumed": resume}
+
+
+def publish_checkpoint_event(data: dict[str, Any], run_name: str) -> None:
+    """Emit `rlvr.checkpoint.saved` for the trainer's marker; the deployment trigger reads `payload.path`."""
+    run = str(data.get("run") or run_name)
+    emit_event(
+        event=CHECKPOINT_SAVED,
+        resource={"prefect.resource.id": run_resource_id(run), "prefect.resource.name": run},
+        payload={"path": str(data["path"]), "step": data.get("step"), "run": run,
+                 "content_hash": data.get("content_hash")},
+    )
