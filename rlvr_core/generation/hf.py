@@ -1,0 +1,189 @@
+"""Transformers backend: batched `generate` with left padding and a KV cache, on CPU or one GPU.
+
+Covers: n samples per prompt (prompts repeated), greedy (temperature 0),
+seeded sampling that is reproducible for the same call and batch size, stop
+strings, eos, raw-model log-probs taken from `generate`'s unprocessed logits
+(no second forward pass; see benchmarks/generation.py for the cost of one),
+and in-place weight updates. Does not cover: multi-GPU, beam search, or
+sampling that is bit-identical across different `batch_size` settings.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from rlvr_core.generation.base import FinishReason, Generation, SamplingParams
+
+if TYPE_CHECKING:
+    import torch
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+log = logging.getLogger(__name__)
+
+_DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16",
+           "float16": "float16", "fp16": "float16"}
+
+
+def resolve_device_dtype(device: str, dtype: str) -> tuple[str, "torch.dtype"]:
+    """Turn "auto" into cuda + bf16 when a GPU is present, else cpu + fp32; validate explicit choices."""
+    import torch
+
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"device={device!r} but no CUDA device is available; use device='cpu' or 'auto'")
+    if dtype == "auto":
+        return device, torch.bfloat16 if device.startswith("cuda") else torch.float32
+    if dtype not in _DTYPES:
+        raise ValueError(f"dtype={dtype!r} is not one of {sorted(_DTYPES)} or 'auto'")
+    return device, getattr(torch, _DTYPES[dtype])
+
+
+class HFBackend:
+    """A `GenerationBackend` over a local Hugging Face folder (or hub id, offline cache permitting)."""
+
+    name = "hf"
+
+    def __init__(self, model_path: str, *, device: str = "auto", dtype: str = "auto", seed: int = 42,
+                 batch_size: int = 64, trust_remote_code: bool = False) -> None:
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        if batch_size < 1:
+            raise ValueError(f"batch_size={batch_size} must be >= 1 (sequences per generate call)")
+        self.device, self.dtype = resolve_device_dtype(device, dtype)
+        self.batch_size = batch_size
+        self.seed = seed
+        self.weight_version = 0
+        self._calls = 0
+        self.tokenizer: PreTrainedTokenizerBase = AutoTokenizer.from_pretrained(
+            model_path, trust_remote_code=trust_remote_code)
+        # Left padding keeps every prompt's last token at the right edge, where generation continues.
+        self.tokenizer.padding_side = "left"
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        model = AutoModelForCausalLM.from_pretrained(model_path, dtype=self.dtype,
+                                                     trust_remote_code=trust_remote_code)
+        self._model: PreTrainedModel | None = model.to(self.device).eval()
+        self._eos_ids = _eos_ids(model, self.tokenizer)
+
+    @property
+    def model(self) -> "PreTrainedModel":
+        if self._model is None:
+            raise RuntimeError("this HFBackend is closed; create a new backend with create_backend('hf', ...)")
+        return self._model
+
+    def generate(self, prompts: Sequence[str], params: SamplingParams) -> list[Generation]:
+        import torch
+
+        if isinstance(prompts, str):
+            raise TypeError("generate() takes a sequence of prompts, not one string; wrap it: [prompt]")
+        model = self.model
+        # The seed stream: an explicit seed reproduces a call; otherwise (backend seed, call number) does.
+        seed = params.seed if params.seed is not None else self.seed * 1_000_003 + self._calls
+        self._calls += 1
+        rows = [(p, s) for p in range(len(prompts)) for s in range(params.n)]
+        out: list[Generation] = []
+        devices = [torch.cuda.current_device()] if self.device.startswith("cuda") else []
+        # fork_rng: sampling must not disturb the global RNG of a trainer sharing this process.
+        with torch.random.fork_rng(devices=devices), torch.inference_mode():
+            torch.manual_seed(seed)
+            for start in range(0, len(rows), self.batch_size):
+                chunk = rows[start:start + self.batch_size]
+                out.extend(self._generate_batch(model, [prompts[p] for p, _ in chunk], chunk, params))
+        return out
+
+    def _generate_batch(self, model: "PreTrainedModel", texts: list[str], rows: list[tuple[int, int]],
+                        params: SamplingParams) -> list[Generation]:
+        import torch
+
+        batch = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
+        width = batch["input_ids"].shape[1]
+        result = model.generate(**batch, **self._generate_kwargs(params))
+        completions = result.sequences[:, width:].tolist()                      # [B, steps]
+        logits = torch.stack(result.logits, dim=1).float()                      # [B, steps, V]
+        chosen = result.sequences[:, width:].unsqueeze(-1)                      # [B, steps, 1]
+        logprobs = (logits.log_softmax(-1).gather(-1, chosen).squeeze(-1)).tolist()  # [B, steps]
+        gens = []
+        for i, (prompt_index, sample_index) in enumerate(rows):
+            prompt_ids = batch["input_ids"][i][batch["attention_mask"][i].bool()].tolist()
+            ids, text, reason = self._finish(completions[i], params.stop)
+            gens.append(Generation(prompt_index=prompt_index, sample_index=sample_index,
+                                   prompt_token_ids=prompt_ids, token_ids=ids, text=text,
+                                   logprobs=logprobs[i][:len(ids)], finish_reason=reason,
+                                   weight_version=self.weight_version))
+        return gens
+
+    def _generate_kwargs(self, params: SamplingParams) -> dict[str, Any]:
+        """Every decoding knob set explicitly, so a checkpoint's generation_config.json cannot change sampling."""
+        kwargs: dict[str, Any] = dict(
+            max_new_tokens=params.max_new_tokens, min_new_tokens=0, num_beams=1, use_cache=True,
+            eos_token_id=sorted(self._eos_ids), pad_token_id=self.tokenizer.pad_token_id,
+            return_dict_in_generate=True, output_logits=True, repetition_penalty=1.0,
+        )
+        if params.greedy:
+            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        else:
+            # top_k=0 turns off transformers' default top-k of 50.
+            kwargs.update(do_sample=True, temperature=params.temperature, top_p=params.top_p, top_k=0)
+        if params.stop:
+            kwargs.update(stop_strings=list(params.stop), tokenizer=self.tokenizer)
+        return kwargs
+
+    def _finish(self, ids: list[int], stop: tuple[str, ...]) -> tuple[list[int], str, FinishReason]:
+        """Cut one completion at its first eos or stop string; the pad tokens generate adds after it go too."""
+        reason: FinishReason = "length"
+        for k, token in enumerate(ids):
+            if token in self._eos_ids:
+                ids, reason = ids[:k + 1], "stop"
+                break
+        text = self.tokenizer.decode(ids, skip_special_tokens=True)
+        hits = [(pos, s) for s in stop if (pos := text.find(s)) >= 0]
+        if not hits:
+            return ids, text, reason
+        pos, s = min(hits)
+        return ids[:self._tokens_covering(ids, pos + len(s))], text[:pos], "stop"
+
+    def _tokens_covering(self, ids: list[int], chars: int) -> int:
+        """Smallest k whose decoded prefix ids[:k] is at least `chars` characters long (binary search)."""
+        low, high = 1, len(ids)
+        while low < high:
+            mid = (low + high) // 2
+            if len(self.tokenizer.decode(ids[:mid], skip_special_tokens=True)) >= chars:
+                high = mid
+            else:
+                low = mid + 1
+        return low
+
+    def load_weights(self, state_dict: Mapping[str, "torch.Tensor"], version: int) -> None:
+        """Copy `state_dict` into the model in place (strict: same keys and shapes), then set the version."""
+        if not isinstance(version, int):
+            raise TypeError(f"load_weights(version={version!r}) must be an int (the trainer's weight version)")
+        try:
+            self.model.load_state_dict(dict(state_dict), strict=True)
+        except RuntimeError as exc:
+            raise ValueError(f"load_weights: the state_dict does not fit this model ({exc}). "
+                             "Fix: pass model.state_dict() of the same architecture the backend loaded.") from None
+        self.weight_version = version
+
+    def close(self) -> None:
+        import gc
+
+        import torch
+
+        self._model = None
+        gc.collect()
+        if self.device.startswith("cuda"):
+            torch.cuda.empty_cache()
+
+
+def _eos_ids(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase") -> set[int]:
+    """The model's eos ids (an int or a list in generation_config) plus the tokenizer's eos."""
+    configured = model.generation_config.eos_token_id
+    ids = set(configured if isinstance(configured, list) else [configured] if configured is not None else [])
+    if tokenizer.eos_token_id is not None:
+        ids.add(tokenizer.eos_token_id)
+    if not ids:
+        raise ValueError("the model has no eos token id (generation_config.eos_token_id and tokenizer.eos_token "
+                         "are both unset); set one so generation can stop")
+    return ids
