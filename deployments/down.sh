@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# make down: stop the worker(s) and the server that `make up` started (by their recorded pids).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PIDS=.rlvr/prefect/pids
+[ -d "$PIDS" ] || { echo "nothing to stop (no $PIDS)"; exit 0; }
+
+stop() {  # pidfile: SIGTERM the process group started by up.sh, SIGKILL after 15 s
+  local file=$1 pid
+  pid=$(cat "$file")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid"
+    for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL -- "-$pid" 2>/dev/null || true
+    echo "stopped $(basename "$file" .pid) (pid $pid)"
+  fi
+  rm -f "$file"
+}
+
+for file in "$PIDS"/worker-*.pid; do [ -e "$file" ] && stop "$file"; done
+[ -e "$PIDS/server.pid" ] && stop "$PIDS/server.pid"
+echo "down. State (database, logs) kept in .rlvr/prefect/; \`make clean\` removes it."

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# make up: a local Prefect server, the work pools, `prefect deploy --all`, and a worker.
+#
+# State (database, logs, pids, an env file to source) lives under ./.rlvr/prefect/.
+# Settings (environment variables):
+#   RLVR_PREFECT_HOST   bind address of the server (default 127.0.0.1). Anything else exposes the
+#                       API to other nodes and then requires RLVR_PREFECT_AUTH=user:password
+#                       (turns on PREFECT_SERVER_API_AUTH_STRING / PREFECT_API_AUTH_STRING).
+#   RLVR_PREFECT_PORT   server port (default 4200).
+#   PREFECT_API_DATABASE_CONNECTION_URL  Postgres instead of SQLite, e.g.
+#                       postgresql+asyncpg://prefect:secret@db-host:5432/prefect
+#   RLVR_WORKER_POOLS   pools this node's worker(s) serve (default: rlvr-gpu with a GPU, else rlvr-cpu).
+#   RLVR_EVAL_POOL      pool of the triggered/nightly evaluation deployments (same default).
+#   RLVR_RAY_ADDRESS    Ray cluster for evaluation placement (see deployments/README.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+STATE=$REPO/.rlvr/prefect
+HOST=${RLVR_PREFECT_HOST:-127.0.0.1}
+PORT=${RLVR_PREFECT_PORT:-4200}
+CLIENT_HOST=$([ "$HOST" = "0.0.0.0" ] && hostname -f || echo "$HOST")
+mkdir -p "$STATE/home" "$STATE/logs" "$STATE/pids"
+
+if nvidia-smi -L >/dev/null 2>&1; then DEFAULT_POOL=rlvr-gpu; else DEFAULT_POOL=rlvr-cpu; fi
+export RLVR_EVAL_POOL=${RLVR_EVAL_POOL:-$DEFAULT_POOL}
+POOLS=${RLVR_WORKER_POOLS:-$DEFAULT_POOL}
+
+export PREFECT_HOME=$STATE/home
+export PREFECT_API_URL="http://$CLIENT_HOST:$PORT/api"
+export PREFECT_SERVER_ANALYTICS_ENABLED=false
+export PREFECT_WORKER_QUERY_SECONDS=${PREFECT_WORKER_QUERY_SECONDS:-1}
+export PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS=${PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS:-10}
+if [ "$HOST" != "127.0.0.1" ] && [ "$HOST" != "localhost" ]; then
+  if [ -z "${RLVR_PREFECT_AUTH:-}" ]; then
+    echo "up.sh: RLVR_PREFECT_HOST=$HOST exposes the Prefect API to the network; set RLVR_PREFECT_AUTH=user:password" >&2
+    echo "       to turn on basic auth (or bind 127.0.0.1)." >&2
+    exit 2
+  fi
+  export PREFECT_SERVER_API_AUTH_STRING=$RLVR_PREFECT_AUTH PREFECT_API_AUTH_STRING=$RLVR_PREFECT_AUTH
+fi
+
+# What a shell needs to talk to this server (`source .rlvr/prefect/env`).
+{
+  echo "export PREFECT_HOME=$PREFECT_HOME"
+  echo "export PREFECT_API_URL=$PREFECT_API_URL"
+  echo "export PREFECT_SERVER_ANALYTICS_ENABLED=false"
+  echo "export RLVR_EVAL_POOL=$RLVR_EVAL_POOL"
+  [ -n "${PREFECT_API_AUTH_STRING:-}" ] && echo "export PREFECT_API_AUTH_STRING='$PREFECT_API_AUTH_STRING'"
+} > "$STATE/env"
+chmod 600 "$STATE/env"
+
+healthy() { python - "$PREFECT_API_URL" <<'PY'
+import sys, httpx
+try:
+    sys.exit(0 if httpx.get(sys.argv[1] + "/health", timeout=2).status_code == 200 else 1)
+except httpx.HTTPError:
+    sys.exit(1)
+PY
+}
+
+start_bg() {  # name, command...: start in its own session, remember its pid, log to logs/<name>.log
+  local name=$1; shift
+  setsid "$@" >"$STATE/logs/$name.log" 2>&1 < /dev/null &
+  echo $! > "$STATE/pids/$name.pid"
+}
+
+if healthy; then
+  echo "Prefect server already answering at $PREFECT_API_URL"
+else
+  echo "starting Prefect server on $HOST:$PORT (database: ${PREFECT_API_DATABASE_CONNECTION_URL:+Postgres}${PREFECT_API_DATABASE_CONNECTION_URL:-SQLite in $PREFECT_HOME})"
+  start_bg server prefect server start --host "$HOST" --port "$PORT"
+  for _ in $(seq 1 90); do healthy && break; sleep 1; done
+  healthy || { echo "server did not become healthy; see $STATE/logs/server.log" >&2; tail -20 "$STATE/logs/server.log" >&2; exit 1; }
+fi
+
+for pool in rlvr-gpu rlvr-cpu; do
+  prefect --no-prompt work-pool create "$pool" --type process --overwrite >/dev/null
+done
+echo "work pools: rlvr-gpu, rlvr-cpu (evaluations on $RLVR_EVAL_POOL)"
+
+prefect --no-prompt deploy --all
+
+python "$REPO/deployments/check_schedules.py" baseline-eval/nightly --timeout 90
+
+for pool in $POOLS; do
+  pidfile="$STATE/pids/worker-$pool.pid"
+  if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+    echo "worker for $pool already running (pid $(cat "$pidfile"))"
+  else
+    start_bg "worker-$pool" prefect worker start --pool "$pool" --type process --name "$(hostname)-$pool"
+    echo "worker for $pool started (log $STATE/logs/worker-$pool.log)"
+  fi
+done
+
+UI=${PREFECT_API_URL%/api}
+echo
+echo "Prefect UI: $UI"
+echo "In your shell:  source .rlvr/prefect/env"
+echo "Then e.g.:      prefect deployment run train-and-eval/arith"
