@@ -1,0 +1,174 @@
+"""Checkpoints are published atomically: complete and loadable, or absent."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import torch
+
+from rlvr_core.checkpoints import (MANIFEST, CheckpointError, _verify_shard_index, list_checkpoints,
+                                   load_training_state, publish_checkpoint, read_checkpoint, verify_checkpoint)
+
+
+@pytest.fixture(scope="module")
+def model_and_tokenizer():
+    from rlvr_core.models.tiny import TinyRecipe, build_tokenizer, build_untrained_model
+
+    tokenizer = build_tokenizer()
+    model = build_untrained_model(TinyRecipe(), len(tokenizer), tokenizer.eos_token_id, tokenizer.pad_token_id)
+    return model.eval(), tokenizer
+
+
+def publish(model_and_tokenizer, root, step, **kwargs):
+    model, tokenizer = model_and_tokenizer
+    return publish_checkpoint(model, tokenizer, root, step=step, trainer_version=step, config_hash="cfg", **kwargs)
+
+
+def test_checkpoint_loads_untouched_with_from_pretrained_and_gives_identical_logits(model_and_tokenizer, tmp_path):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    info = publish(model_and_tokenizer, tmp_path, 50)
+    assert Path(info.path) == tmp_path / "step-000050"
+    assert (info.step, info.trainer_version, info.config_hash) == (50, 50, "cfg")
+    loaded = AutoModelForCausalLM.from_pretrained(info.path).eval()
+    tokenizer = AutoTokenizer.from_pretrained(info.path)
+    assert tokenizer.padding_side == "left" and tokenizer.eos_token == "<eos>"
+    ids = tokenizer(["What is 47 + 38?\n"], return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        assert torch.equal(loaded(ids).logits, model_and_tokenizer[0](ids).logits)
+
+
+def test_manifest_names_every_file_with_its_hash(model_and_tokenizer, tmp_path):
+    info = publish(model_and_tokenizer, tmp_path, 1, training_state={"step": 1})
+    manifest = json.loads((Path(info.path) / MANIFEST).read_text())
+    on_disk = {p.relative_to(info.path).as_posix() for p in Path(info.path).rglob("*") if p.is_file()}
+    assert set(manifest["files"]) == on_disk - {MANIFEST}
+    assert {"config.json", "model.safetensors", "tokenizer.json", "training_state/state.pt"} <= set(manifest["files"])
+    assert verify_checkpoint(info.path) == info
+    # Same weights, same content hash (created_at differs, the hash does not).
+    again = publish(model_and_tokenizer, tmp_path, 2, training_state={"step": 1})
+    assert again.content_hash == info.content_hash
+
+
+def test_verify_names_a_corrupted_file(model_and_tokenizer, tmp_path):
+    info = publish(model_and_tokenizer, tmp_path, 1)
+    (Path(info.path) / "config.json").write_text("{}")
+    with pytest.raises(CheckpointError, match="config.json does not match its manifest"):
+        verify_checkpoint(info.path)
+
+
+def test_training_state_round_trips(model_and_tokenizer, tmp_path):
+    state = {"optimizer": {"exp_avg": torch.arange(4.0)}, "data_position": 123, "rng": torch.get_rng_state()}
+    info = publish(model_and_tokenizer, tmp_path, 1, training_state=state)
+    loaded = load_training_state(info.path)
+    assert loaded["data_position"] == 123
+    assert torch.equal(loaded["optimizer"]["exp_avg"], state["optimizer"]["exp_avg"])
+    assert torch.equal(loaded["rng"], state["rng"])
+    assert load_training_state(publish(model_and_tokenizer, tmp_path, 2).path) is None
+
+
+def test_tampered_training_state_is_refused(model_and_tokenizer, tmp_path):
+    info = publish(model_and_tokenizer, tmp_path, 1, training_state={"step": 1})
+    torch.save({"step": 999}, Path(info.path) / "training_state" / "state.pt")
+    with pytest.raises(CheckpointError, match="does not match its manifest hash"):
+        load_training_state(info.path)
+
+
+def test_a_step_is_published_once(model_and_tokenizer, tmp_path):
+    publish(model_and_tokenizer, tmp_path, 5)
+    with pytest.raises(CheckpointError, match="step-000005 already exists"):
+        publish(model_and_tokenizer, tmp_path, 5)
+
+
+class _Unpicklable:
+    def __reduce__(self):
+        raise RuntimeError("disk full (simulated)")
+
+
+def test_failed_publish_leaves_previous_checkpoint_and_no_folder(model_and_tokenizer, tmp_path):
+    first = publish(model_and_tokenizer, tmp_path, 1)
+    with pytest.raises(RuntimeError, match="disk full"):
+        publish(model_and_tokenizer, tmp_path, 2, training_state={"bad": _Unpicklable()})
+    assert list_checkpoints(tmp_path) == [first]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["step-000001"]
+    verify_checkpoint(first.path)
+
+
+_KILLED_WRITER = textwrap.dedent("""
+    import sys, time
+    from rlvr_core.checkpoints import publish_checkpoint
+    from rlvr_core.models.tiny import TinyRecipe, build_tokenizer, build_untrained_model
+
+    class Stall:  # pickled while training_state is written: after weights, before the manifest
+        def __reduce__(self):
+            print("WRITING", flush=True)
+            time.sleep(60)
+            return (dict, ())
+
+    tok = build_tokenizer()
+    model = build_untrained_model(TinyRecipe(), len(tok), tok.eos_token_id, tok.pad_token_id)
+    publish_checkpoint(model, tok, sys.argv[1], step=1, trainer_version=1, config_hash="cfg")
+    publish_checkpoint(model, tok, sys.argv[1], step=2, trainer_version=2, config_hash="cfg",
+                       training_state={"stall": Stall()})
+""")
+
+
+@pytest.mark.slow
+def test_kill_9_mid_publish_leaves_previous_checkpoint_intact(model_and_tokenizer, tmp_path):
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, str(tmp_path)], stdout=subprocess.PIPE, text=True,
+                            cwd=Path(__file__).resolve().parents[1])
+    try:
+        assert proc.stdout.readline().strip() == "WRITING"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    (first,) = list_checkpoints(tmp_path)
+    assert first.step == 1
+    verify_checkpoint(first.path)
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name != "step-000001"]
+    assert len(leftovers) == 1 and leftovers[0].startswith(".tmp-step-000002-")
+    # The next publish clears the dead writer's temp folder.
+    publish(model_and_tokenizer, tmp_path, 3)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["step-000001", "step-000003"]
+
+
+def test_keep_last_deletes_oldest_complete_only(model_and_tokenizer, tmp_path):
+    in_progress = tmp_path / f".tmp-step-000099-{os.getpid()}-abcd1234"  # a live writer's folder
+    in_progress.mkdir()
+    not_a_checkpoint = tmp_path / "step-000000"  # no manifest
+    not_a_checkpoint.mkdir()
+    for step in range(1, 5):
+        publish(model_and_tokenizer, tmp_path, step, keep_last=2)
+    assert [info.step for info in list_checkpoints(tmp_path)] == [3, 4]
+    assert in_progress.is_dir() and not_a_checkpoint.is_dir()
+    assert not (tmp_path / "step-000001").exists() and not (tmp_path / "step-000002").exists()
+    with pytest.raises(ValueError, match="keep_last=0"):
+        publish(model_and_tokenizer, tmp_path, 5, keep_last=0)
+
+
+def test_list_ignores_manifestless_folders_and_missing_dirs(model_and_tokenizer, tmp_path):
+    assert list_checkpoints(tmp_path / "nothing-here") == []
+    (tmp_path / "step-000007").mkdir()
+    with pytest.raises(CheckpointError, match="has no checkpoint.json"):
+        read_checkpoint(tmp_path / "step-000007")
+    assert list_checkpoints(tmp_path) == []
+
+
+def test_sharded_checkpoint_index_names_present_files_and_loads(model_and_tokenizer, tmp_path):
+    from transformers import AutoModelForCausalLM
+
+    info = publish(model_and_tokenizer, tmp_path, 1, max_shard_size="300KB")
+    folder = Path(info.path)
+    shards = sorted(p.name for p in folder.glob("*.safetensors"))
+    assert len(shards) > 1 and (folder / "model.safetensors.index.json").is_file()
+    loaded = AutoModelForCausalLM.from_pretrained(folder)
+    for name, tensor in model_and_tokenizer[0].state_dict().items():
+        assert torch.equal(loaded.state_dict()[name], tensor), name
+    (folder / shards[0]).unlink()
+    with pytest.raises(CheckpointError, match=f"names shards \\['{shards[0]}'\\] that are missing"):
+        _verify_shard_index(folder)
