@@ -1,0 +1,35 @@
+# GPU-node image: the project with the `gpu` extra (vLLM) on a CUDA runtime.
+# Build:  docker build -t rlvr-pipeline:gpu .
+# Run a worker on a node:  docker run --gpus all --network host -e PREFECT_API_URL=... rlvr-pipeline:gpu \
+#            prefect worker start --pool gpu-pool
+FROM nvidia/cuda:12.8.1-cudnn-runtime-ubuntu24.04
+
+ENV DEBIAN_FRONTEND=noninteractive \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PREFECT_SERVER_ANALYTICS_ENABLED=false \
+    TOKENIZERS_PARALLELISM=false \
+    VIRTUAL_ENV=/opt/venv \
+    PATH=/opt/venv/bin:$PATH
+
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends software-properties-common git ca-certificates util-linux \
+ && add-apt-repository -y ppa:deadsnakes/ppa \
+ && apt-get install -y --no-install-recommends python3.11 python3.11-venv python3.11-dev build-essential \
+ && rm -rf /var/lib/apt/lists/* \
+ && python3.11 -m venv $VIRTUAL_ENV
+
+WORKDIR /app
+# Dependencies first, so code edits do not invalidate the heavy layer.
+COPY pyproject.toml README.md ./
+RUN mkdir -p rlvr_core flows tasks && touch rlvr_core/__init__.py flows/__init__.py tasks/__init__.py \
+ && pip install --upgrade pip \
+ && pip install ".[gpu]" \
+ && pip uninstall -y rlvr-pipeline
+
+COPY . .
+RUN pip install --no-deps -e . \
+ && python -c "import rlvr_core, flows, tasks, vllm, torch; print('torch', torch.__version__, 'vllm', vllm.__version__)"
+
+# Evaluation settings are enforced by the runner; the image only makes sure the GPU stack is present.
+CMD ["prefect", "worker", "start", "--pool", "gpu-pool", "--type", "process"]
