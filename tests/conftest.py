@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+# Real services started by the tests: a moto S3 server, a Prefect API.
+pytest_plugins = ["tests.s3_server", "tests.prefect_fixtures"]
+
 # No test may reach the hub or phone home.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
