@@ -28,3 +28,8 @@ def test_bad_device_and_dtype_are_named(tiny_model_dir):
 def test_sampling_params_reject_bad_values_naming_the_field(field, kwargs):
     with pytest.raises(ValueError, match=f"SamplingParams.{field}="):
         SamplingParams(**kwargs)
+
+
+def test_vllm_backend_refuses_cpu_before_touching_vllm(tiny_model_dir):
+    with pytest.raises(ValueError, match="device='cpu' is not supported.*backend 'hf'"):
+        create_backend("vllm", str(tiny_model_dir), device="cpu")
