@@ -38,29 +38,18 @@ class Exclusion:
 def split_usable(gpus: Sequence[Any]) -> tuple[list[int], list[Exclusion]]:
     """(usable GPU indices, excluded GPUs with reasons) from `rlvr_core.gpus.discover_gpus()` records.
 
-    Uses the records' own verdict (`busy_reason` / `status`) so the rule for
-    "foreign" and "zombie" lives in one place, `rlvr_core.gpus`.
+    Uses the records' own verdict (`free`, `likely_zombie`, `reason`) so the
+    rule for "foreign" and "zombie" lives in one place, `rlvr_core.gpus`.
     """
     usable: list[int] = []
     excluded: list[Exclusion] = []
     for gpu in gpus:
-        reason = _busy_reason(gpu)
-        if reason:
-            excluded.append(Exclusion(int(gpu.index), reason))
-        else:
+        if gpu.free:
             usable.append(int(gpu.index))
+        else:
+            kind = "likely zombie" if gpu.likely_zombie else "held by another process"
+            excluded.append(Exclusion(int(gpu.index), f"{kind}: {gpu.reason}"))
     return usable, excluded
-
-
-def _busy_reason(gpu: Any) -> str | None:
-    for attribute in ("busy_reason", "exclusion_reason"):
-        value = getattr(gpu, attribute, None)
-        if value:
-            return str(value)
-    status = getattr(gpu, "status", None)
-    if status and str(status) not in {"free", "idle", "ok", "available"}:
-        return str(status)
-    return None
 
 
 def ray_visible_devices(usable: Sequence[int]) -> str:

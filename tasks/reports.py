@@ -21,10 +21,8 @@ def publish_report(run_dir: str, run_name: str, summaries: dict[str, dict[str, A
     """Build `<run_dir>/report.md`, publish it, the results table and the run links; returns the markdown."""
     from rlvr_core.reports import build_report
 
-    markdown = build_report(Path(run_dir))
+    markdown = build_report(Path(run_dir))  # also writes report.md, the CSVs and the metric-vs-step plot
     report_path = Path(run_dir) / "report.md"
-    if not report_path.is_file():
-        report_path.write_text(markdown)
     publish_markdown(artifact_key(run_name, "report"), markdown, f"Report of {run_name} ({report_path})")
     if summaries:
         publish_results_table(artifact_key(run_name, "results"), summaries, f"All results of {run_name}")

@@ -13,11 +13,11 @@ from typing import Any
 
 from rlvr_core.data.schema import Problem
 from rlvr_core.verifiers.base import Score
+from rlvr_core.verifiers.reasoning import strip_think
 from rlvr_core.verifiers.sandbox import run_program
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _BEGIN_DONE = re.compile(r"\[BEGIN\](.*?)(?:\[DONE\]|\Z)", re.DOTALL)
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
 
 
 def extract_code(completion: str) -> str | None:
@@ -27,8 +27,8 @@ def extract_code(completion: str) -> str | None:
     tagged python (or untagged), else the raw text if it looks like Python. Inside
     any of them a stray `[DONE]` and surrounding quotes or fences are stripped.
     """
-    text = _THINK.sub("", completion)
-    if "<think>" in text:
+    text = strip_think(completion)
+    if text is None:
         return None
     match = _BEGIN_DONE.search(text)
     if match:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from rlvr_core.verifiers.reasoning import strip_think
+
 _HASHES = re.compile(r"####\s*([^\n]*)")
 _BOXED = re.compile(r"\\(?:boxed|fbox)\s*")
 _MINERVA = re.compile(r"Final Answer:\s*The final answer is\s*(.+?)\.?\s*I hope it is correct", re.DOTALL | re.IGNORECASE)
@@ -27,15 +29,6 @@ _ANSWER_IS = re.compile(
 )
 _CLAUSE = re.compile(r",\s*(?=[A-Za-z]{2,})")  # "12 apples, because ..." ends the answer at the comma
 _NUMBER = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|-?\d+(?:\.\d+)?(?:\s*/\s*\d+)?|-?\.\d+")
-
-
-def strip_think(text: str) -> str | None:
-    """The text after the reasoning block; None if the block never ends."""
-    if "</think>" in text:
-        return text.rsplit("</think>", 1)[1]
-    if "<think>" in text:
-        return None
-    return text
 
 
 def _brace_group(text: str, start: int) -> str | None:
