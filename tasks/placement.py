@@ -17,7 +17,8 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from prefect import Task
+from prefect import Task, task
+from prefect.cache_policies import NO_CACHE
 
 RAY_ADDRESS_ENV = "RLVR_RAY_ADDRESS"
 
@@ -43,7 +44,7 @@ def run_placed(task: Task[..., Any], calls: Sequence[dict[str, Any]], *, num_gpu
     from prefect_ray import RayTaskRunner
     from prefect_ray.context import remote_options
 
-    with RayTaskRunner(address=address) as runner:
+    with RayTaskRunner(address=address, init_kwargs={"runtime_env": {"env_vars": _prefect_client_env()}}) as runner:
         with remote_options(num_gpus=num_gpus, num_cpus=num_cpus):
             futures = [runner.submit(task, dict(call)) for call in calls]
         for future in futures:
@@ -51,3 +52,33 @@ def run_placed(task: Task[..., Any], calls: Sequence[dict[str, Any]], *, num_gpu
             if on_result:
                 on_result(len(results))
     return results
+
+
+def _prefect_client_env() -> dict[str, str]:
+    """What a Ray worker needs to report its task runs to this flow run's Prefect API.
+
+    Ray workers inherit the environment of `ray start` on their node, which
+    need not point at the same Prefect server (or any: a worker without it
+    would start a private ephemeral server per task).
+    """
+    from prefect.settings import get_current_settings
+
+    settings = get_current_settings()
+    env = {"PREFECT_API_URL": str(settings.api.url or "")}
+    if settings.api.auth_string is not None:
+        env["PREFECT_API_AUTH_STRING"] = settings.api.auth_string.get_secret_value()
+    return {name: value for name, value in env.items() if value}
+
+
+@task(name="placement-probe", cache_policy=NO_CACHE)
+def placement_probe(hold_s: float = 5.0) -> dict[str, Any]:
+    """Where a placed task landed (node, GPUs) and when it ran; for checking a cluster's placement."""
+    import socket
+    import time
+
+    import ray
+
+    start = time.time()
+    time.sleep(hold_s)
+    return {"host": socket.gethostname(), "node_id": ray.get_runtime_context().get_node_id(),
+            "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"), "start": start, "end": time.time()}

@@ -1,0 +1,81 @@
+"""GPU placement across nodes: a Ray cluster of two nodes with two (fake) GPUs each.
+
+Four evaluations get four distinct (node, GPU) slots; a fifth waits until one
+of them finishes. The slot is read from inside each task (Ray's node id and
+the CUDA_VISIBLE_DEVICES Ray set), through the same `run_placed` path the
+evaluation flows use. Also: GPU exclusion and the no-Ray local slots.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+
+import pytest
+
+from rlvr_core.gpus import GpuInfo, GpuProcess
+from rlvr_core.placement import local_gpu_slot, split_usable
+from tests.prefect_fixtures import prefect_harness  # noqa: F401  (until the root conftest registers the plugin)
+
+
+def gpu(index: int, *, free: bool, zombie: bool = False, reason: str = "") -> GpuInfo:
+    return GpuInfo(index=index, uuid=f"GPU-{index}", name="H100", memory_total_mb=81559, memory_used_mb=0 if free else 30000,
+                   utilization_pct=0, processes=() if free else (GpuProcess(4242, 30000),), free=free,
+                   likely_zombie=zombie, reason=reason or ("no memory held by other processes" if free else "busy"))
+
+
+def test_gpus_held_by_others_or_zombies_are_excluded_and_reported() -> None:
+    usable, excluded = split_usable([gpu(0, free=True), gpu(1, free=False, reason="in use (93% utilisation)"),
+                                     gpu(2, free=False, zombie=True, reason="30000 MiB held at 0%"), gpu(3, free=True)])
+    assert usable == [0, 3]
+    assert [(e.index, e.reason) for e in excluded] == [
+        (1, "held by another process: in use (93% utilisation)"), (2, "likely zombie: 30000 MiB held at 0%")]
+
+
+def test_local_slots_hand_out_each_gpu_once(tmp_path: Path) -> None:
+    with local_gpu_slot([0, 3], tmp_path) as first, local_gpu_slot([0, 3], tmp_path) as second:
+        assert {first, second} == {0, 3}
+        with pytest.raises(RuntimeError, match="concurrency limit"):
+            with local_gpu_slot([0, 3], tmp_path):
+                pass
+    with local_gpu_slot([], tmp_path) as none:
+        assert none is None  # a CPU node
+
+
+@pytest.fixture(scope="module")
+def two_node_cluster():
+    from ray.cluster_utils import Cluster
+
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "num_gpus": 2})
+    cluster.add_node(num_cpus=1, num_gpus=2)
+    cluster.wait_for_nodes()
+    try:
+        yield cluster
+    finally:
+        import ray
+
+        ray.shutdown()
+        cluster.shutdown()
+
+
+@pytest.mark.slow
+def test_four_evals_get_four_distinct_gpus_and_a_fifth_waits(prefect_harness: str, two_node_cluster) -> None:  # noqa: F811
+    from prefect import flow
+
+    from tasks.placement import placement_probe, run_placed
+
+    @flow  # defined here, and given the address (not the cluster object) so Ray can pickle the flow context
+    def place_five(address: str) -> list[dict]:
+        return run_placed(placement_probe, [{"hold_s": 6.0}] * 5, num_gpus=1, num_cpus=0.25, address=address)
+
+    runs = sorted(place_five(two_node_cluster.address), key=lambda r: r["start"])
+    slots = [(r["node_id"], r["cuda_visible_devices"]) for r in runs]
+    assert len({node for node, _ in slots}) == 2
+    assert all(devices is not None and len(devices.split(",")) == 1 for _, devices in slots)
+    assert len(set(slots[:4])) == 4, f"the first four evaluations shared a GPU: {slots[:4]}"
+    assert runs[4]["start"] >= min(r["end"] for r in runs[:4]) - 0.05, "the fifth started while all four GPUs were busy"
+    for a, b in itertools.combinations(runs, 2):
+        overlap = a["start"] < b["end"] and b["start"] < a["end"]
+        assert not (overlap and (a["node_id"], a["cuda_visible_devices"]) == (b["node_id"], b["cuda_visible_devices"]))
