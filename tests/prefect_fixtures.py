@@ -1,4 +1,4 @@
-"""Prefect fixtures for the suite (a pytest plugin: register with `pytest_plugins = ["tests.prefect_fixtures"]`).
+"""Prefect fixtures for the suite (a pytest plugin, registered in tests/conftest.py).
 
 - `prefect_harness`: one `prefect_test_harness` for the whole session (it
   takes ~10 s to start), with task results persisted to a session temp folder
@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import socket
@@ -27,42 +26,15 @@ import pytest
 SERVER_START_TIMEOUT_S = 90
 
 
-class _SharedHarness:
-    """One harness per session even when several conftests import the fixture (each import is its own
-    fixture definition to pytest); reference-counted so the last user stops it."""
-
-    stack: contextlib.ExitStack | None = None
-    url: str = ""
-    users: int = 0
-
-    @classmethod
-    def acquire(cls, storage: Path) -> str:
-        if cls.stack is None:
-            from prefect.settings import PREFECT_API_URL, PREFECT_LOCAL_STORAGE_PATH, temporary_settings
-            from prefect.testing.utilities import prefect_test_harness
-
-            cls.stack = contextlib.ExitStack()
-            cls.stack.enter_context(temporary_settings({PREFECT_LOCAL_STORAGE_PATH: storage}))
-            cls.stack.enter_context(prefect_test_harness(server_startup_timeout=SERVER_START_TIMEOUT_S))
-            cls.url = str(PREFECT_API_URL.value())
-        cls.users += 1
-        return cls.url
-
-    @classmethod
-    def release(cls) -> None:
-        cls.users -= 1
-        if cls.users == 0 and cls.stack is not None:
-            cls.stack.close()
-            cls.stack = None
-
-
 @pytest.fixture(scope="session")
 def prefect_harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    url = _SharedHarness.acquire(tmp_path_factory.mktemp("prefect-results"))
-    try:
-        yield url
-    finally:
-        _SharedHarness.release()
+    from prefect.settings import PREFECT_API_URL, PREFECT_LOCAL_STORAGE_PATH, temporary_settings
+    from prefect.testing.utilities import prefect_test_harness
+
+    storage = tmp_path_factory.mktemp("prefect-results")
+    with temporary_settings({PREFECT_LOCAL_STORAGE_PATH: storage}):
+        with prefect_test_harness(server_startup_timeout=SERVER_START_TIMEOUT_S):
+            yield str(PREFECT_API_URL.value())
 
 
 def free_port() -> int:

@@ -16,7 +16,6 @@ import pytest
 
 from rlvr_core.gpus import GpuInfo, GpuProcess
 from rlvr_core.placement import local_gpu_slot, split_usable
-from tests.prefect_fixtures import prefect_harness  # noqa: F401  (until the root conftest registers the plugin)
 
 
 def gpu(index: int, *, free: bool, zombie: bool = False, reason: str = "") -> GpuInfo:
@@ -61,7 +60,7 @@ def two_node_cluster():
 
 
 @pytest.mark.slow
-def test_four_evals_get_four_distinct_gpus_and_a_fifth_waits(prefect_harness: str, two_node_cluster) -> None:  # noqa: F811
+def test_four_evals_get_four_distinct_gpus_and_a_fifth_waits(prefect_harness: str, two_node_cluster) -> None:
     from prefect import flow
 
     from tasks.placement import placement_probe, run_placed
