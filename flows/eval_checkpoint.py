@@ -33,6 +33,9 @@ def eval_checkpoint(checkpoint: str, benchmarks: list[str] | None = None, limit:
                     evals_root: str | None = None, backend: str = "hf", batch_size: int | None = None,
                     gpus_per_eval: float = 1, store_root: str | None = None) -> dict[str, dict[str, Any]]:
     """Summaries per benchmark for `checkpoint` (a published checkpoint folder, a model folder or hub id)."""
+    if run_dir_of(checkpoint) is not None and not is_checkpoint(checkpoint):
+        raise ValueError(f"{checkpoint}: not a published checkpoint (no checkpoint.json). It may still be being "
+                         f"written, or was pruned; `watch-checkpoints` evaluates it once it is published.")
     run_dir = run_dir_of(checkpoint) if is_checkpoint(checkpoint) else None
     defaults = _run_defaults(run_dir)
     benchmarks = benchmarks or defaults.get("benchmarks")
