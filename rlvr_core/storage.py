@@ -42,13 +42,15 @@ if TYPE_CHECKING:
 
 DEFAULT_STORE = "./.rlvr/store"
 
-# A dead endpoint must fail in seconds: a 3 s connect timeout and 2 botocore
-# attempts (one retry for a transient blip) bound a black-holed address to
-# roughly 10 s; a refused connection fails at once. The read timeout bounds
-# silence on an open socket (a hung proxy), not the length of a transfer.
+# A dead endpoint must fail in seconds. Each request gets 2 attempts in all
+# (one retry for a transient blip); the connect timeout bounds an address
+# that never answers, the read timeout an endpoint that accepts connections
+# but never replies (a hung proxy) -- it bounds silence on the socket, not
+# the length of a transfer. Worst cases: about 7 s and 21 s; a refused
+# connection fails at once.
 CONNECT_TIMEOUT_S = 3
-READ_TIMEOUT_S = 20
-MAX_ATTEMPTS = 2
+READ_TIMEOUT_S = 10
+TOTAL_ATTEMPTS = 2
 
 _TMP_MARK = ".rlvr-tmp-"
 _SECRET_ENV = ("AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID", "AWS_SESSION_TOKEN")
@@ -319,16 +321,25 @@ def _join(*parts: str) -> str:
 
 
 def _s3_filesystem(endpoint_url: str | None) -> fsspec.AbstractFileSystem:
+    from aiobotocore.session import AioSession
+    from botocore.handlers import add_expect_header
+
+    session = AioSession()  # the standard credential chain: env, ~/.aws, instance role
+    # botocore asks S3 for "100-continue" before sending a PUT body; aiohttp
+    # waits for that answer with no timeout, so an endpoint that accepts the
+    # connection but never replies would hang a write forever.
+    session.unregister("before-call.s3", add_expect_header)
     client_kwargs: dict[str, Any] = {}
     if endpoint_url:
         client_kwargs["endpoint_url"] = endpoint_url
     fs = fsspec.filesystem(
         "s3",
+        session=session,
         client_kwargs=client_kwargs,
         config_kwargs={
             "connect_timeout": CONNECT_TIMEOUT_S,
             "read_timeout": READ_TIMEOUT_S,
-            "retries": {"max_attempts": MAX_ATTEMPTS, "mode": "standard"},
+            "retries": {"total_max_attempts": TOTAL_ATTEMPTS, "mode": "standard"},
         },
         use_listings_cache=False,  # other processes write the same prefixes
         skip_instance_cache=True,  # the retry setting below must not leak into shared instances

@@ -63,3 +63,12 @@ def dead_endpoint() -> str:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     return f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture
+def hung_endpoint() -> Iterator[str]:
+    """URL of a local port that accepts TCP connections (kernel backlog) but never replies."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(64)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"

@@ -5,7 +5,7 @@ import pytest
 
 # See tests/storage/conftest.py: imported here until the root conftest
 # registers tests/s3_server.py with `pytest_plugins`, then this import can go.
-from tests.s3_server import dead_endpoint, s3_bucket, s3_endpoint  # noqa: F401
+from tests.s3_server import dead_endpoint, hung_endpoint, s3_bucket, s3_endpoint  # noqa: F401
 
 HubRepo = dict[str | None, dict[str, list[dict]]]
 

@@ -5,7 +5,7 @@ from rlvr_core.storage import Store
 # The S3 fixtures live in tests/s3_server.py. Fixtures imported into a conftest
 # are visible only below it; once the root conftest registers the module
 # (`pytest_plugins = ["tests.s3_server"]`) this import can go.
-from tests.s3_server import dead_endpoint, s3_bucket, s3_endpoint  # noqa: F401
+from tests.s3_server import dead_endpoint, hung_endpoint, s3_bucket, s3_endpoint  # noqa: F401
 
 
 @pytest.fixture(params=["local", "s3"])

@@ -8,6 +8,7 @@ import traceback
 import boto3
 import pytest
 
+from rlvr_core import storage
 from rlvr_core.storage import StorageError, Store, open_store
 from tests.s3_server import FAKE_ENV
 
@@ -41,6 +42,18 @@ def test_dead_endpoint_fails_fast_with_a_clear_error_and_no_secret(s3_endpoint, 
     full = "".join(traceback.format_exception(err.value))
     assert FAKE_ENV["AWS_SECRET_ACCESS_KEY"] not in full
     assert FAKE_ENV["AWS_ACCESS_KEY_ID"] not in full
+
+
+@pytest.mark.timeout(60)  # without the fix a write hangs forever
+@pytest.mark.parametrize("operation", ["write", "read"])
+def test_endpoint_that_accepts_but_never_replies_times_out(s3_endpoint, hung_endpoint, monkeypatch, operation) -> None:
+    """Bounded by the read timeout, not hung forever (botocore's 100-continue wait had no timeout)."""
+    monkeypatch.setattr(storage, "READ_TIMEOUT_S", 1)
+    store = Store("s3://bucket", endpoint_url=hung_endpoint)
+    start = time.monotonic()
+    with pytest.raises(StorageError, match="Read timeout"):
+        store.write_bytes("x.bin", b"data") if operation == "write" else store.read_bytes("x.bin")
+    assert time.monotonic() - start < 15
 
 
 def test_write_to_dead_endpoint_leaves_the_existing_object_untouched(s3_endpoint, s3_bucket, dead_endpoint) -> None:
