@@ -52,8 +52,10 @@ def build_tables(entries: Sequence[EvalEntry], *, threshold: float = DEFAULT_PAS
                      "the same items, else Newcombe's difference of Wilson intervals); verdict \"noise\" when the "
                      "interval contains 0.", "", _md(frames["comparisons"]), ""]
 
-    frames["rewards"] = tables.reward_table(entries, threshold)
-    sections += ["## Rewards", "", _md(frames["rewards"]), ""]
+    rewards = tables.reward_table(entries, threshold)
+    if not rewards.empty:
+        frames["rewards"] = rewards
+        sections += ["## Rewards", "", _md(rewards), ""]
 
     breakdown_frames = []
     for benchmark in sorted({e.benchmark for e in entries}):

@@ -56,9 +56,14 @@ def _with_ci(successes: float, n: int) -> str:
 
 
 def reward_table(entries: Sequence[EvalEntry], threshold: float) -> pd.DataFrame:
-    """Average reward, pass rate (reward >= threshold) and perfect rate (reward = 1), rates with Wilson 95% CIs."""
+    """Average reward, pass rate (reward >= threshold) and perfect rate (reward = 1), rates with Wilson 95% CIs.
+
+    Evaluations without per-item rewards (e.g. converted lm-eval results) have no row.
+    """
     rows = []
     for e in entries:
+        if not e.results and "reward_mean" not in e.summary.get("metrics", {}):
+            continue
         rewards = [float(r["reward"]) for r in e.results]
         mean = sum(rewards) / len(rewards) if rewards else e.metric("reward_mean")
         rows.append({
