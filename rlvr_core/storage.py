@@ -19,8 +19,9 @@ Promises:
   budget are lowered for that.
 
 Where it stops: `put_dir` is atomic locally (copy to a temporary folder, then
-rename); on S3 there is no folder rename, so files appear one by one and a
-caller that needs an all-or-nothing folder writes its own marker file last.
+rename); on S3 there is no folder rename, so files appear one by one (new
+files first, stale ones deleted last) and a caller that needs an
+all-or-nothing folder writes its own manifest or marker file last.
 """
 
 from __future__ import annotations
@@ -195,12 +196,13 @@ class Store:
             raise StorageError(f"put_dir: {local_dir} is not a folder. Fix: pass the folder to upload.")
         if self.is_s3:
             files = [p for p in sorted(local_dir.rglob("*")) if p.is_file()]
+            rels = [_join(path, p.relative_to(local_dir).as_posix()) for p in files]
+            stale = sorted(set(self.list(path)) - set(rels))
             with self._errors("upload folder to", path):
-                if self.fs.exists(self._fs_path(path)):
-                    self.fs.rm(self._fs_path(path), recursive=True)
-                if files:
-                    remote = [self._fs_path(_join(path, p.relative_to(local_dir).as_posix())) for p in files]
-                    self.fs.put([str(p) for p in files], remote)
+                if files:  # upload before deleting, so a failed upload never loses the old files
+                    self.fs.put([str(p) for p in files], [self._fs_path(r) for r in rels])
+                if stale:
+                    self.fs.rm([self._fs_path(r) for r in stale])
             return
         target = Path(self._fs_path(path))
         tmp = target.parent / f".{target.name}{_TMP_MARK}{uuid.uuid4().hex}"

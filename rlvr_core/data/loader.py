@@ -22,7 +22,7 @@ from typing import Any
 from rlvr_core.data import cache
 from rlvr_core.data.registry import Resolved, resolve
 from rlvr_core.data.schema import Problem
-from rlvr_core.data.source import RowContext, SkipRow
+from rlvr_core.data.source import RowContext, SkipRow, Source
 from rlvr_core.storage import Store
 
 log = logging.getLogger(__name__)
@@ -137,7 +137,7 @@ def _build(
     seen: set[str] = set()
     rows_read = 0
     for config in resolved.configs:
-        rows = _load_rows(name, source.name, config, split, store=store, hub_path=hub_path, revision=revision)
+        rows = _load_rows(name, source, config, split, store=store, hub_path=hub_path, revision=revision)
         for index, row in enumerate(rows):
             rows_read += 1
             try:
@@ -157,7 +157,7 @@ def _build(
 
 def _load_rows(
     name: str,
-    hub_id: str,
+    source: Source,
     config: str | None,
     split: str,
     *,
@@ -168,7 +168,7 @@ def _load_rows(
     """One config's split via `datasets.load_dataset` (hub id or local dataset repo folder)."""
     import datasets
 
-    path = hub_path or hub_id
+    path = hub_path or source.name
     if hub_path is not None and not Path(hub_path).is_dir():
         raise DatasetUnavailableError(
             f"hub_path {hub_path!r} for {name!r} is not a folder. Fix: point it at a local copy of the dataset repo."
@@ -180,13 +180,14 @@ def _load_rows(
         if hub_path is None and _hub_offline():
             raise DatasetUnavailableError(
                 f"dataset {name!r} split {split!r} is not in the store cache ({where}) and HF_HUB_OFFLINE=1 "
-                f"prevents downloading {hub_id!r}. Fix: run the dataset cache step once with network access "
+                f"prevents downloading {source.name!r}. Fix: run the dataset cache step once with network access "
                 f"(unset HF_HUB_OFFLINE), or pass hub_path=<local copy of the dataset repo>."
             ) from exc
         config_text = f" config {config!r}" if config else ""
         raise DatasetUnavailableError(
             f"could not load {path!r}{config_text} split {split!r}: {type(exc).__name__}: {exc}. "
-            f"Fix: check the split name and network access, or pass hub_path=<local copy of the dataset repo>."
+            f"Fix: check the split (known: {', '.join(source.splits)}) and network access, "
+            f"or pass hub_path=<local copy of the dataset repo>."
         ) from exc
 
 

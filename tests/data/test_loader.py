@@ -164,5 +164,5 @@ def test_missing_hub_path_folder_is_a_clear_error(tmp_path) -> None:
 
 
 def test_unknown_split_names_the_problem(tmp_path, gsm8k_repo) -> None:
-    with pytest.raises(DatasetUnavailableError, match="split 'validation'"):
+    with pytest.raises(DatasetUnavailableError, match=r"split 'validation'.*known: train, test"):
         load_problems("openai/gsm8k", "validation", store=Store(str(tmp_path / "s")), hub_path=str(gsm8k_repo))
