@@ -36,3 +36,11 @@ def make_hub_repo(tmp_path: Path) -> Callable[[str, HubRepo], Path]:
         return root
 
     return build
+
+
+@pytest.fixture(autouse=True)
+def isolated_hf_datasets_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`datasets` converts what it loads into Arrow files under its cache; keep those out of ~/.cache."""
+    import datasets
+
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf-datasets-cache")
