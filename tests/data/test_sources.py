@@ -50,7 +50,17 @@ def test_math_gold_is_last_boxed_with_nested_braces() -> None:
     assert (p.answer, p.category, p.difficulty, p.id) == ("\\frac{1}{2}", "algebra", "Level 3", "algebra-test-4")
 
 
-@pytest.mark.parametrize("solution", ["no box at all", "\\boxed{unbalanced", "\\boxed{}"])
+@pytest.mark.parametrize(
+    ("solution", "gold"),
+    [("so $\\boxed 5$.", "5"), ("\\fbox{12}", "12"), ("\\boxed{a}{b} \\boxed{\\sqrt{2}} end", "\\sqrt{2}")],
+)
+def test_math_boxed_forms(solution: str, gold: str) -> None:
+    assert (
+        normalise("EleutherAI/hendrycks_math", {"problem": "p", "solution": solution}, config="algebra").answer == gold
+    )
+
+
+@pytest.mark.parametrize("solution", ["no box at all", "\\boxed{unbalanced", "\\boxed{}", "\\boxed"])
 def test_math_without_a_usable_boxed_answer_is_skipped(solution: str) -> None:
     with pytest.raises(SkipRow):
         normalise("EleutherAI/hendrycks_math", {"problem": "p", "solution": solution}, config="algebra")

@@ -7,6 +7,8 @@ the row's `level` ("Level 1".."Level 5").
 
 from __future__ import annotations
 
+import re
+
 from rlvr_core.data.schema import Problem
 from rlvr_core.data.source import Row, RowContext, SkipRow, Source, text_field
 
@@ -22,21 +24,22 @@ SUBJECTS = (
 
 
 def last_boxed(text: str) -> str | None:
-    """The content of the last `\\boxed{}`/`\\fbox{}` in `text`, or None if absent or unbalanced."""
-    start = max(text.rfind("\\boxed"), text.rfind("\\fbox"))
+    """The content of the last `\\boxed{}`/`\\fbox{}` in `text` (or `\\boxed 5`), None if absent or unbalanced."""
+    start, command = max((text.rfind(c), c) for c in ("\\boxed", "\\fbox"))
     if start < 0:
         return None
-    brace = text.find("{", start)
-    if brace < 0:
-        return None
+    pos = start + len(command)
+    if not text.startswith("{", pos):
+        bare = re.match(r"\s+([^\s$]+)", text[pos:])  # the brace-less form "\\boxed 5$"
+        return bare.group(1).rstrip(".") if bare else None
     depth = 0
-    for pos in range(brace, len(text)):
-        if text[pos] == "{":
+    for i in range(pos, len(text)):
+        if text[i] == "{":
             depth += 1
-        elif text[pos] == "}":
+        elif text[i] == "}":
             depth -= 1
             if depth == 0:
-                return text[brace + 1 : pos].strip() or None
+                return text[pos + 1 : i].strip() or None
     return None
 
 
