@@ -20,7 +20,7 @@ from flows.eval_checkpoint import eval_checkpoint
 from rlvr_core.watch import CheckpointWatcher
 from tasks.models import prepare_model
 from tasks.reports import publish_report
-from tasks.training import create_run, stop_training, train
+from tasks.training import create_run, training_in_background
 
 
 @flow(name="train-and-eval", log_prints=True)
@@ -46,21 +46,18 @@ def train_and_eval(config: str = "tiny-arith", overrides: list[str] | None = Non
 
     summaries: dict[str, Any] = {}
     watcher = CheckpointWatcher(run_dir)
-    training = train.submit(config, overrides, run_dir, run_name)
-    try:
+    with training_in_background(config, overrides, run_dir, run_name) as training:
         while not training.state.is_final():
             training.wait(timeout=poll_seconds)
             for checkpoint in watcher.new_checkpoints():
                 summaries[Path(checkpoint).name] = eval_checkpoint(checkpoint)
         training.result()
-        for checkpoint in watcher.new_checkpoints():  # the final checkpoint, published as training ended
-            summaries[Path(checkpoint).name] = eval_checkpoint(checkpoint)
-    except BaseException:
-        stop_training(run_dir)
-        raise
+    for checkpoint in watcher.new_checkpoints():  # the final checkpoint, published as training ended
+        summaries[Path(checkpoint).name] = eval_checkpoint(checkpoint)
 
     if evaluate_base:
         summaries["base"] = eval_checkpoint(base_model, cfg.evaluation.benchmarks, limit=cfg.evaluation.limit,
-                                            evals_root=str(Path(run_dir) / "evals"), store_root=cfg.storage.root)
+                                            evals_root=str(Path(run_dir) / "evals"), store_root=cfg.storage.root,
+                                            batch_size=cfg.evaluation.batch_size)
     report = publish_report(run_dir, run_name, summaries)
     return {"run_dir": run_dir, "summaries": summaries, "report": report}

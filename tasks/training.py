@@ -19,12 +19,15 @@ artifact.
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from prefect import task
+from prefect.futures import PrefectFuture
 from prefect.cache_policies import DEFAULT
 from prefect.events import emit_event
 from prefect.logging import get_run_logger
@@ -61,6 +64,23 @@ def training_command(config: str, overrides: list[str], run_dir: str, resume: bo
 def has_checkpoint(run_dir: str) -> bool:
     folder = Path(run_dir) / "checkpoints"
     return folder.is_dir() and any((p / "checkpoint.json").is_file() for p in folder.iterdir())
+
+
+@contextlib.contextmanager
+def training_in_background(config: str, overrides: list[str], run_dir: str, run_name: str,
+                           command: list[str] | None = None) -> Iterator[PrefectFuture[dict[str, Any]]]:
+    """Submit `train` (it runs in a worker thread) and yield its future; if the block fails, kill training.
+
+    The flow keeps working (evaluating checkpoints) inside the block; any
+    exception there, including a cancellation signal, kills the training
+    process group before it propagates, so no trainer outlives its flow run.
+    """
+    future = train.submit(config, overrides, run_dir, run_name, command=command)
+    try:
+        yield future
+    except BaseException:
+        stop_training(run_dir)
+        raise
 
 
 def stop_training(run_dir: str) -> bool:

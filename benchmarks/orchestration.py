@@ -1,0 +1,199 @@
+"""What Prefect costs: the demo through Prefect vs the same steps called directly, and event -> eval start latency.
+
+    python benchmarks/orchestration.py overhead [--max-steps 30] [--repeats 1]
+    python benchmarks/orchestration.py latency [--events 5]
+
+overhead: each measurement runs in a fresh process (same imports to pay, no
+warm caches shared between modes), alternating direct and Prefect. Both do
+the same work: cache datasets, resolve the tiny model, create a run folder,
+train (the trainer CLI as a subprocess), evaluate each checkpoint as it
+appears and the base model, build the report. The Prefect mode runs the
+`train-and-eval` flow against a local server started beforehand (as after
+`make up`); the server's start-up is reported separately. Target: overhead
+<= 3 % of the direct wall time.
+
+latency: a local server, the `eval-checkpoint/on-arrival` deployment with its
+trigger, and a process worker polling every second
+(PREFECT_WORKER_QUERY_SECONDS=1). For each event: time from the event's
+`occurred` to the triggered flow run entering Running (the flow code is
+executing). Target: median <= 5 s.
+
+The machine stalls for seconds at random and other jobs share its 2 cores:
+compare figures from the same invocation only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+
+def run_direct(config: str, overrides: list[str]) -> dict:
+    """The demo's steps without Prefect: the same rlvr_core calls in the same order."""
+    from rlvr_core.config import load_config
+    from rlvr_core.data.loader import cache_dataset
+    from rlvr_core.evaluation import evaluate
+    from rlvr_core.models.resolve import resolve_model_path
+    from rlvr_core.procgroup import ProcessGroup
+    from rlvr_core.reports import build_report
+    from rlvr_core.runs import create_run_dir
+    from rlvr_core.storage import open_store
+    from rlvr_core.watch import CheckpointWatcher, eval_dir
+    from tasks.data import required_datasets
+    from tasks.training import training_command
+
+    cfg = load_config(config, overrides)
+    store = open_store(cfg.storage.root, cfg.storage.endpoint_url)
+    for name, split in required_datasets(cfg):
+        cache_dataset(name, split, store)
+    base_model = resolve_model_path(cfg.model.name_or_path, store)
+    run_dir = create_run_dir(cfg)
+    ev = cfg.evaluation
+
+    def evaluate_checkpoint(path: str) -> None:
+        for bench in ev.benchmarks:
+            evaluate(path, bench, output_dir=eval_dir(path, bench), limit=ev.limit, batch_size=ev.batch_size,
+                     store=cfg.storage.root, progress=False)
+
+    watcher = CheckpointWatcher(run_dir)
+    with ProcessGroup(training_command(config, overrides, str(run_dir), resume=False)) as group:
+        reader = threading.Thread(target=lambda: [None for _ in group.lines()], daemon=True)
+        reader.start()
+        while reader.is_alive():
+            reader.join(2.0)
+            for checkpoint in watcher.new_checkpoints():
+                evaluate_checkpoint(checkpoint)
+        if group.wait() != 0:
+            raise RuntimeError("training failed")
+    for checkpoint in watcher.new_checkpoints():
+        evaluate_checkpoint(checkpoint)
+    for bench in ev.benchmarks:
+        evaluate(base_model, bench, output_dir=eval_dir(base_model, bench, run_dir / "evals"), limit=ev.limit,
+                 batch_size=ev.batch_size, store=cfg.storage.root, progress=False)
+    build_report(run_dir)
+    return {"run_dir": str(run_dir)}
+
+
+def run_prefect(config: str, overrides: list[str]) -> dict:
+    from flows.train_and_eval import train_and_eval
+
+    return {"run_dir": train_and_eval(config, overrides)["run_dir"]}
+
+
+def measure_one(mode: str, config: str, overrides: list[str], env: dict[str, str]) -> float:
+    """Wall time of one mode in a fresh process (from the start of the process to its end)."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, __file__, "_run", mode, config, *overrides], cwd=REPO, env=env, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def overhead(args: argparse.Namespace) -> None:
+    from deployments.local_prefect import start_server
+
+    work = Path(tempfile.mkdtemp(prefix="rlvr-bench-"))
+    overrides = [f"run.runs_dir={work / 'runs'}", *(["training.max_steps=%d" % args.max_steps] if args.max_steps else []),
+                 *args.override]
+    t0 = time.perf_counter()
+    server = start_server(work / "prefect-home")
+    print(f"local Prefect server healthy in {time.perf_counter() - t0:.1f} s (not counted below)")
+    try:
+        # Warm-up (not timed): builds the tiny model and caches the data once for both modes.
+        measure_one("direct", args.config, overrides, server.env)
+        times: dict[str, list[float]] = {"direct": [], "prefect": []}
+        for _ in range(args.repeats):
+            for mode in ("direct", "prefect"):
+                times[mode].append(measure_one(mode, args.config, overrides, server.env))
+                print(f"  {mode:<8} {times[mode][-1]:7.1f} s")
+    finally:
+        server.stop()
+    direct, prefect = statistics.median(times["direct"]), statistics.median(times["prefect"])
+    print(f"config {args.config} {' '.join(overrides[1:])}; {args.repeats} repeat(s), medians:")
+    print(f"  direct  {direct:7.1f} s\n  prefect {prefect:7.1f} s\n"
+          f"  overhead {prefect - direct:+.1f} s = {100 * (prefect - direct) / direct:+.1f} % (target <= 3 %)")
+
+
+def latency(args: argparse.Namespace) -> None:
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from deployments.local_prefect import start_server, start_worker, stop_group
+
+    work = Path(tempfile.mkdtemp(prefix="rlvr-latency-"))
+    server = start_server(work / "prefect-home")
+    env = {**server.env, "RLVR_EVAL_POOL": "rlvr-bench"}
+    subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", "work-pool", "create", "rlvr-bench", "--type",
+                    "process", "--overwrite"], env=env, cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", "deploy", "--name", "on-arrival"], env=env,
+                   cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+    worker = start_worker(server, "rlvr-bench", work / "worker.log", REPO, {"RLVR_EVAL_POOL": "rlvr-bench"})
+    try:
+        with temporary_settings({PREFECT_API_URL: server.api_url}):
+            latencies = measure_latencies(args.events, work)
+    finally:
+        stop_group(worker)
+        server.stop()
+    print(f"event -> eval-checkpoint running: median {statistics.median(latencies):.2f} s, "
+          f"min {min(latencies):.2f} s, max {max(latencies):.2f} s over {len(latencies)} events (target median <= 5 s)")
+
+
+def measure_latencies(count: int, work: Path) -> list[float]:
+    from prefect.events import emit_event
+
+    time.sleep(5)  # let the worker register and the trigger's automation load
+    latencies = []
+    for i in range(count):
+        path = f"{work}/runs/bench_{uuid.uuid4().hex[:8]}/checkpoints/step-{i:06d}"
+        event = emit_event(event="rlvr.checkpoint.saved", resource={"prefect.resource.id": "rlvr.run.bench"},
+                           payload={"path": path, "step": i, "run": "bench"})
+        started = wait_for_start(path, timeout_s=120)
+        latencies.append((started - event.occurred).total_seconds())
+        print(f"  event {i}: flow run Running {latencies[-1]:.2f} s after the event", flush=True)
+        time.sleep(2)
+    return latencies
+
+
+def wait_for_start(checkpoint: str, timeout_s: float):
+    from prefect import get_client
+
+    deadline = time.monotonic() + timeout_s
+    with get_client(sync_client=True) as client:
+        while time.monotonic() < deadline:
+            for run in client.read_flow_runs(limit=50):
+                if run.parameters.get("checkpoint") == checkpoint and run.start_time is not None:
+                    return run.start_time
+            time.sleep(0.2)
+    raise TimeoutError(f"no triggered run for {checkpoint} started within {timeout_s} s")
+
+
+def main() -> None:
+    if len(sys.argv) > 2 and sys.argv[1] == "_run":
+        mode, config, overrides = sys.argv[2], sys.argv[3], sys.argv[4:]
+        result = (run_direct if mode == "direct" else run_prefect)(config, overrides)
+        print(json.dumps(result))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    over = sub.add_parser("overhead", help="demo wall time through Prefect vs direct calls")
+    over.add_argument("--config", default="tiny-arith")
+    over.add_argument("--max-steps", type=int, default=None)
+    over.add_argument("--override", action="append", default=[])
+    over.add_argument("--repeats", type=int, default=1)
+    lat = sub.add_parser("latency", help="event -> triggered eval flow run start")
+    lat.add_argument("--events", type=int, default=5)
+    args = parser.parse_args()
+    (overhead if args.command == "overhead" else latency)(args)
+
+
+if __name__ == "__main__":
+    main()
