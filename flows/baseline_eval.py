@@ -15,6 +15,7 @@ from prefect import flow
 
 from flows.eval_checkpoint import eval_checkpoint
 from tasks.artifacts import artifact_key, publish_results_table
+from tasks.gpus import discover_gpus
 
 STANDARD_BENCHMARKS = ["gsm8k", "math", "ifeval", "mbpp"]
 
@@ -32,6 +33,7 @@ def baseline_eval(config: str = "gsm8k", models: list[str] | None = None, benchm
         raise ValueError(f"config {config!r} lists no evaluation.baseline_models. Fix: pass models=[...] "
                          f"or add them to the config")
     benchmarks = benchmarks or STANDARD_BENCHMARKS
+    discover_gpus()
     results = {model: eval_checkpoint(model, benchmarks, limit=limit, backend=backend, store_root=cfg.storage.root,
                                       evals_root=str(Path(evals_root) / _slug(model)))
                for model in models}

@@ -18,6 +18,7 @@ from prefect import flow
 from flows.cache_datasets import cache_datasets
 from flows.eval_checkpoint import eval_checkpoint
 from rlvr_core.watch import CheckpointWatcher
+from tasks.gpus import discover_gpus
 from tasks.models import prepare_model
 from tasks.reports import publish_report
 from tasks.training import create_run, training_in_background
@@ -39,6 +40,7 @@ def train_and_eval(config: str = "tiny-arith", overrides: list[str] | None = Non
     if benchmarks:
         overrides.append(f"evaluation.benchmarks={list(benchmarks)}")
     cfg = load_config(config, overrides)  # a bad config stops here with the field named, before any work
+    discover_gpus()  # logs and publishes which GPUs are usable, and which are excluded (held, zombie) and why
     cache_datasets(config, overrides)
     base_model = prepare_model(cfg.model.name_or_path, cfg.storage.root, cfg.storage.endpoint_url)
     run_dir = create_run(config, overrides)

@@ -1,0 +1,126 @@
+"""End to end through a real Prefect server and process worker, as after `make up`.
+
+`prefect deploy --all` from the repository, then `prefect deployment run
+train-and-eval/arith` with a short config: training publishes checkpoints,
+their `rlvr.checkpoint.saved` events trigger `eval-checkpoint/on-arrival`
+runs with the checkpoint path, duplicate events do not add work, artifacts
+are published, the nightly deployment has scheduled runs, and cancelling a
+training flow run leaves no trainer process behind.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from deployments.check_schedules import count_scheduled_runs
+from deployments.local_prefect import LocalServer, start_worker, stop_group
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+TEST_STORE = REPO / ".rlvr" / "test-cache" / "store"  # the tiny model is built once and reused across sessions
+LIMIT = 32
+
+
+def prefect_cli(server: LocalServer, *args: str, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", *args], cwd=REPO, capture_output=True,
+                          text=True, env={**server.env, **(env or {})}, timeout=180)
+    assert done.returncode == 0, f"prefect {' '.join(args)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def deployed(prefect_server: LocalServer, tmp_path_factory: pytest.TempPathFactory):
+    """Pools, all deployments and a worker for the CPU pool (evaluations on the CPU pool too)."""
+    env = {"RLVR_EVAL_POOL": "rlvr-cpu"}
+    for pool in ("rlvr-cpu", "rlvr-gpu"):
+        prefect_cli(prefect_server, "work-pool", "create", pool, "--type", "process", "--overwrite")
+    prefect_cli(prefect_server, "deploy", "--all", env=env)
+    logs = tmp_path_factory.mktemp("worker")
+    worker = start_worker(prefect_server, "rlvr-cpu", logs / "worker.log", REPO, env)
+    try:
+        yield prefect_server, logs / "worker.log"
+    finally:
+        stop_group(worker)
+
+
+def run_deployment(server: LocalServer, name: str, params: dict) -> str:
+    out = prefect_cli(server, "deployment", "run", name, "--params", json.dumps(params))
+    return next(line.split("UUID:")[1].strip() for line in out.splitlines() if "UUID:" in line)
+
+
+def wait_final(client, flow_run_id: str, timeout_s: float):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        run = client.read_flow_run(flow_run_id)
+        if run.state is not None and run.state.is_final():
+            return run
+        time.sleep(1)
+    raise TimeoutError(f"flow run {flow_run_id} not finished after {timeout_s} s")
+
+
+def test_train_and_eval_arith_through_deployments_and_triggers(deployed, tmp_path: Path) -> None:
+    from prefect import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    server, worker_log = deployed
+    runs_dir = tmp_path / "runs"
+    params = {"max_steps": 4, "overrides": [f"run.runs_dir={runs_dir}", "checkpointing.every_steps=2",
+                                            f"evaluation.limit={LIMIT}", f"storage.root={TEST_STORE}"]}
+    flow_run_id = run_deployment(server, "train-and-eval/arith", params)
+    with temporary_settings({PREFECT_API_URL: server.api_url}), get_client(sync_client=True) as client:
+        run = wait_final(client, flow_run_id, timeout_s=300)
+        assert run.state.is_completed(), f"{run.state}\n{worker_log.read_text()[-4000:]}"
+        [run_dir] = list(runs_dir.iterdir())
+        checkpoints = sorted(p for p in (run_dir / "checkpoints").iterdir() if (p / "checkpoint.json").exists())
+        assert [p.name for p in checkpoints] == ["step-000002", "step-000004"]
+
+        # The trigger started eval-checkpoint/on-arrival with each published checkpoint's path.
+        triggered = wait_for_triggered(client, {str(p) for p in checkpoints}, timeout_s=120)
+        assert {r.parameters["checkpoint"] for r in triggered} == {str(p) for p in checkpoints}
+        assert all(r.state.is_completed() for r in triggered), [r.state for r in triggered]
+
+        # The same event four more times: new runs, no new work.
+        final_eval = run_dir / "evals" / "step-000004" / "arith"
+        before = json.loads((final_eval / "summary.json").read_text())["created_at"]
+        from prefect.events import emit_event
+
+        for _ in range(4):
+            emit_event(event="rlvr.checkpoint.saved", resource={"prefect.resource.id": f"rlvr.run.{run_dir.name}"},
+                       payload={"path": str(checkpoints[-1]), "step": 4, "run": run_dir.name})
+        repeats = wait_for_triggered(client, {str(checkpoints[-1])}, timeout_s=120, at_least=5)
+        assert all(r.state.is_completed() for r in repeats)
+        assert json.loads((final_eval / "summary.json").read_text())["created_at"] == before
+        assert len((final_eval / "completions.jsonl").read_text().splitlines()) == LIMIT
+
+        keys = {a.key for a in client.read_artifacts(artifact_filter=ArtifactFilter(
+            key=ArtifactFilterKey(like_=run_dir.name.lower().replace("_", "-").replace(".", "-"))))}
+        slug = run_dir.name.lower().replace("_", "-")
+        assert {f"{slug}-report", f"{slug}-results", f"{slug}-training-progress", f"{slug}-run-folder"} <= keys, keys
+        assert (run_dir / "report.md").is_file() and "base" in (run_dir / "report.md").read_text()
+
+        assert count_scheduled_runs("baseline-eval/nightly") > 0
+
+
+def wait_for_triggered(client, paths: set[str], timeout_s: float, at_least: int = 1) -> list:
+    """Finished eval-checkpoint runs for `paths`; waits until each path has `at_least` of them."""
+    from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterName
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        runs = [r for r in client.read_flow_runs(deployment_filter=DeploymentFilter(
+                    name=DeploymentFilterName(any_=["on-arrival"])), limit=200)
+                if r.parameters.get("checkpoint") in paths]
+        finished = [r for r in runs if r.state is not None and r.state.is_final()]
+        if all(sum(r.parameters["checkpoint"] == p for r in finished) >= at_least for p in paths):
+            return finished
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"triggered runs for {paths}: {[(r.parameters, r.state_name) for r in runs]}")
+        time.sleep(1)
