@@ -84,7 +84,7 @@ def run_pass_at_k(
     """Sample and verify n completions for this shard's items; returns the shard folder (resumes if present)."""
     from tqdm import tqdm
 
-    from rlvr_core.evaluation.runner import _resolve_model, resolve_device
+    from rlvr_core.evaluation.runner import resolve_model, resolve_device
     from rlvr_core.evaluation.scoring import score_completions
     from rlvr_core.generation import SamplingParams, create_backend
     from rlvr_core.storage import open_store
@@ -109,7 +109,7 @@ def run_pass_at_k(
     todo = [i for i in mine if i not in done]
     if not todo:
         return folder
-    model_path = _resolve_model(model, backend, store)
+    model_path = resolve_model(model, backend, store)
     device = "remote" if backend == "openai" else resolve_device(device)
     engine = create_backend(backend, model_path, device=device, seed=seed,
                             **({"batch_size": batch_size * n} if backend == "hf" else {}), **(backend_options or {}))
@@ -129,9 +129,10 @@ def run_pass_at_k(
                 for j, i in enumerate(chunk):
                     block = scored[j * n : (j + 1) * n]
                     rewards = [s["reward"] for s in block]
+                    mine = texts[j * n : (j + 1) * n]
                     records.append({"index": i, "id": problems[i].id, **breakdown_keys(problems[i]),
-                                    "completions": texts[j * n : (j + 1) * n], "rewards": rewards,
-                                    "answers": [answer_key(bench, t, problems[i].verifier) for t in texts[j * n : (j + 1) * n]]})
+                                    "completions": mine, "rewards": rewards,
+                                    "answers": [answer_key(bench, t, problems[i].verifier) for t in mine]})
                 log.append(records)
                 bar.update(len(chunk))
     finally:

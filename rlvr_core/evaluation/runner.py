@@ -52,7 +52,7 @@ def resolve_device(device: str) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def _resolve_model(model: str, backend: str, store: Any) -> str:
+def resolve_model(model: str, backend: str, store: Any) -> str:
     """A loadable local path for hf/vllm ("tiny:arith" and store URIs resolved); the name for openai."""
     if backend == "openai":
         return model
@@ -132,7 +132,7 @@ def evaluate(
     bench = get_benchmark(benchmark)
     settings, overridden = apply_overrides(settings_override)
     store = open_store(store) if store is None or isinstance(store, str) else store
-    model_path = _resolve_model(model, backend, store)
+    model_path = resolve_model(model, backend, store)
     device = "remote" if backend == "openai" else resolve_device(device)
     if "dtype" not in overridden:
         settings = settings.for_device(device)
