@@ -71,6 +71,9 @@ def _use_local_prefect_state(state_dir: Path) -> None:
     os.environ.setdefault("PREFECT_HOME", str(home))
     os.environ.setdefault("PREFECT_LOCAL_STORAGE_PATH", str(home / "storage"))
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    # The temporary API migrates a fresh database on first start; on a busy 2-core machine that
+    # can take longer than Prefect's 20 s default.
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ def _run_name() -> str:
 
 @flow(name="eval-checkpoint", flow_run_name=_run_name, log_prints=True)
 def eval_checkpoint(checkpoint: str, benchmarks: list[str] | None = None, limit: int | None = None,
-                    evals_root: str | None = None, backend: str = "hf", batch_size: int | None = None,
+                    evals_root: str | None = None, backend: str | None = None, batch_size: int | None = None,
                     gpus_per_eval: float = 1, store_root: str | None = None) -> dict[str, dict[str, Any]]:
     """Summaries per benchmark for `checkpoint` (a published checkpoint folder, a model folder or hub id)."""
     if run_dir_of(checkpoint) is not None and not is_checkpoint(checkpoint):
@@ -45,8 +45,9 @@ def eval_checkpoint(checkpoint: str, benchmarks: list[str] | None = None, limit:
     label = Path(checkpoint).name if is_checkpoint(checkpoint) else "base"
     run_name = run_dir.name if run_dir else Path(checkpoint).name
     calls = [dict(model=checkpoint, benchmark=bench, output_dir=str(eval_dir(checkpoint, bench, evals_root)),
-                  label=label, limit=limit if limit is not None else defaults.get("limit"), backend=backend,
-                  batch_size=batch_size or defaults.get("batch_size", 64),
+                  label=label, limit=limit if limit is not None else defaults.get("limit"),
+                  backend=backend or defaults.get("backend", "hf"), batch_size=batch_size or defaults.get("batch_size", 64),
+                  pass_threshold=defaults.get("pass_threshold", 0.5),
                   store_root=store_root or defaults.get("store_root"))
              for bench in benchmarks]
     progress = Progress(artifact_key(run_name, label, "eval-progress"), f"Evaluation of {label} ({run_name})")
@@ -65,5 +66,6 @@ def _run_defaults(run_dir: Path | None) -> dict[str, Any]:
     from rlvr_core.config import load_config
 
     cfg = load_config(run_dir / "config.yaml")
-    return {"benchmarks": cfg.evaluation.benchmarks, "limit": cfg.evaluation.limit,
-            "batch_size": cfg.evaluation.batch_size, "store_root": cfg.storage.root}
+    ev = cfg.evaluation
+    return {"benchmarks": ev.benchmarks, "limit": ev.limit, "batch_size": ev.batch_size, "backend": ev.backend,
+            "pass_threshold": ev.pass_threshold, "store_root": cfg.storage.root}

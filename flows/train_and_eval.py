@@ -60,6 +60,6 @@ def train_and_eval(config: str = "tiny-arith", overrides: list[str] | None = Non
     if evaluate_base:
         summaries["base"] = eval_checkpoint(base_model, cfg.evaluation.benchmarks, limit=cfg.evaluation.limit,
                                             evals_root=str(Path(run_dir) / "evals"), store_root=cfg.storage.root,
-                                            batch_size=cfg.evaluation.batch_size)
+                                            batch_size=cfg.evaluation.batch_size, backend=cfg.evaluation.backend)
     report = publish_report(run_dir, run_name, summaries)
     return {"run_dir": run_dir, "summaries": summaries, "report": report}

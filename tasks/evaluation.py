@@ -43,7 +43,7 @@ def eval_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
 
     identity = model_identity(parameters["model"])
     fields = {name: parameters.get(name) for name in ("benchmark", "limit", "backend", "settings_override",
-                                                         "output_dir")}
+                                                         "pass_threshold", "output_dir")}
     return "eval-" + (hash_objects(identity["content_hash"], json.dumps(fields, sort_keys=True)) or "")
 
 
@@ -51,7 +51,8 @@ def eval_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
       retry_condition_fn=retry_transient, persist_result=True, cache_key_fn=eval_cache_key)
 def evaluate_benchmark(model: str, benchmark: str, output_dir: str, label: str, limit: int | None = None,
                        backend: str = "hf", device: str = "auto", batch_size: int = 64,
-                       settings_override: dict[str, Any] | None = None, store_root: str | None = None) -> dict[str, Any]:
+                       settings_override: dict[str, Any] | None = None, store_root: str | None = None,
+                       pass_threshold: float = 0.5) -> dict[str, Any]:
     """Evaluate `model` on `benchmark` into `output_dir`; returns the summary (metrics, n, settings)."""
     from rlvr_core.evaluation import evaluate
 
@@ -67,7 +68,7 @@ def evaluate_benchmark(model: str, benchmark: str, output_dir: str, label: str, 
             logger.info("evaluating %s on %s (device %s, limit %s) -> %s", label, benchmark, chosen, limit, output_dir)
             summary = evaluate(model, benchmark, output_dir=output_dir, backend=backend, limit=limit, device=chosen,
                                batch_size=batch_size, settings_override=settings_override, store=store_root,
-                               progress=False)
+                               pass_threshold=pass_threshold, progress=False)
     metric = summary.get("primary_metric")
     logger.info("%s/%s: %s = %s (n=%s)", label, benchmark, metric, summary.get("metrics", {}).get(metric),
                 summary.get("n"))
