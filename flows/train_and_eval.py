@@ -47,19 +47,32 @@ def train_and_eval(config: str = "tiny-arith", overrides: list[str] | None = Non
     run_name = Path(run_dir).name
 
     summaries: dict[str, Any] = {}
+    failed: list[str] = []
     watcher = CheckpointWatcher(run_dir)
     with training_in_background(config, overrides, run_dir, run_name) as training:
         while not training.state.is_final():
             training.wait(timeout=poll_seconds)
             for checkpoint in watcher.new_checkpoints():
-                summaries[Path(checkpoint).name] = eval_checkpoint(checkpoint)
+                _evaluate(checkpoint, summaries, failed)
         training.result()
     for checkpoint in watcher.new_checkpoints():  # the final checkpoint, published as training ended
-        summaries[Path(checkpoint).name] = eval_checkpoint(checkpoint)
+        _evaluate(checkpoint, summaries, failed)
 
     if evaluate_base:
         summaries["base"] = eval_checkpoint(base_model, cfg.evaluation.benchmarks, limit=cfg.evaluation.limit,
                                             evals_root=str(Path(run_dir) / "evals"), store_root=cfg.storage.root,
                                             batch_size=cfg.evaluation.batch_size, backend=cfg.evaluation.backend)
     report = publish_report(run_dir, run_name, summaries)
+    if failed:
+        raise RuntimeError(f"training finished, but evaluating {', '.join(failed)} failed (see those subflow runs); "
+                           f"rerun them with the eval-checkpoint or watch-checkpoints flow")
     return {"run_dir": run_dir, "summaries": summaries, "report": report}
+
+
+def _evaluate(checkpoint: str, summaries: dict[str, Any], failed: list[str]) -> None:
+    """One checkpoint's eval subflow; a failure is recorded, not raised, so it never stops a training run."""
+    state = eval_checkpoint(checkpoint, return_state=True)
+    if state.is_completed():
+        summaries[Path(checkpoint).name] = state.result()
+    else:
+        failed.append(Path(checkpoint).name)
