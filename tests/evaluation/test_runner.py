@@ -1,0 +1,125 @@
+"""The evaluation runner on the real tiny model: the three files, idempotency, overrides, crash-resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rlvr_core.data.loader import load_problems
+from rlvr_core.evaluation import EvalFolderConflict, evaluate
+from rlvr_core.evaluation.jsonl import read_records
+from rlvr_core.reports import build_report
+from rlvr_core.storage import open_store
+from rlvr_core.verifiers import verify
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory):
+    return open_store(str(tmp_path_factory.mktemp("store")))
+
+
+@pytest.fixture(scope="module")
+def arith_eval(trained_tiny_model_dir: Path, store, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("eval") / "evals" / "base" / "arith"
+    evaluate(str(trained_tiny_model_dir), "arith", output_dir=out, limit=64, device="cpu", batch_size=32,
+             store=store, progress=False)
+    return out
+
+
+def test_tiny_model_on_arith_writes_completions_results_and_summary(arith_eval: Path, store):
+    completions = read_records(arith_eval / "completions.jsonl")
+    results = read_records(arith_eval / "results.jsonl")
+    summary = json.loads((arith_eval / "summary.json").read_text())
+    assert [r["index"] for r in completions] == [r["index"] for r in results] == list(range(64))
+    problems = load_problems("arith", "test", store=store, limit=64)
+    assert [c["id"] for c in completions] == [p.id for p in problems]
+    assert completions[0]["prompt"] == problems[0].prompt + "\n"
+    # Every reward is the verifier's verdict on the stored completion, and the summary aggregates exactly those.
+    for problem, completion, result in zip(problems, completions, results):
+        assert result["reward"] == verify(completion["completion"], problem).reward
+    accuracy = sum(r["reward"] for r in results) / 64
+    assert summary["metrics"]["accuracy"] == summary["metrics"]["reward_mean"] == accuracy
+    assert 0 < accuracy < 1  # the warmed-up tiny model gets some, not all, right
+    assert summary["n"] == 64 and summary["primary_metric"] == "accuracy"
+    assert summary["settings"] == {"tensor_parallel_size": 1, "seed": 42, "temperature": 0.0, "max_model_len": 4096,
+                                   "gpu_memory_utilization": 0.8, "dtype": "float32"}
+    assert summary["standard_settings"] is True and summary["settings_overridden"] == {}
+    assert len(summary["model"]["content_hash"]) == 64 and "commit" in summary["git"]
+    assert set(summary["breakdowns"]) == {"category", "difficulty"}
+
+
+def test_a_report_builds_from_the_real_evaluation(arith_eval: Path):
+    markdown = build_report(arith_eval.parents[2])
+    assert "| base " in markdown and "(n=64)" in markdown
+    assert (arith_eval.parents[2] / "report.md").exists()
+
+
+def test_same_key_returns_the_finished_summary_without_recomputing(arith_eval: Path, trained_tiny_model_dir, store):
+    before = (arith_eval / "completions.jsonl").stat().st_mtime_ns
+    summary = evaluate(str(trained_tiny_model_dir), "arith", output_dir=arith_eval, limit=64, device="cpu",
+                       batch_size=8, store=store, progress=False)  # batch size is not part of the key
+    assert summary == json.loads((arith_eval / "summary.json").read_text())
+    assert (arith_eval / "completions.jsonl").stat().st_mtime_ns == before
+
+
+def test_another_key_in_the_same_folder_is_refused(arith_eval: Path, trained_tiny_model_dir, store):
+    with pytest.raises(EvalFolderConflict, match="choose another output_dir"):
+        evaluate(str(trained_tiny_model_dir), "arith", output_dir=arith_eval, limit=10, device="cpu", store=store,
+                 progress=False)
+
+
+def test_overridden_settings_are_recorded(trained_tiny_model_dir, store, tmp_path: Path):
+    summary = evaluate(str(trained_tiny_model_dir), "arith", output_dir=tmp_path, limit=8, device="cpu", store=store,
+                       settings_override={"temperature": "0.7", "seed": 42}, progress=False)
+    assert summary["settings_overridden"] == {"temperature": 0.7}
+    assert summary["standard_settings"] is False and summary["settings"]["temperature"] == 0.7
+    with pytest.raises(ValueError, match="unknown setting 'tp'"):
+        evaluate(str(trained_tiny_model_dir), "arith", output_dir=tmp_path / "x", settings_override={"tp": 2},
+                 store=store)
+
+
+def test_sigkill_mid_run_then_rerun_gives_identical_results_without_duplicates(
+        trained_tiny_model_dir, store, tmp_path: Path):
+    limit, batch = 48, 4
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "rlvr_core.evaluation", str(trained_tiny_model_dir), "arith", "--out", str(out),
+           "--limit", str(limit), "--batch-size", str(batch), "--device", "cpu", "--store", store.root,
+           "--no-progress"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while len(read_records(out / "results.jsonl")) < 2 * batch and proc.poll() is None:
+        assert time.monotonic() < deadline, "evaluation made no progress"
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    finished_before = len(read_records(out / "results.jsonl"))
+    generated_before = len(read_records(out / "completions.jsonl"))
+    assert 0 < finished_before < limit, "the kill must land mid-run"
+    with (out / "completions.jsonl").open("a") as handle:  # a write cut short by the kill
+        handle.write('{"index": 9999, "completion": "tor')
+
+    rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    reference = tmp_path / "reference"
+    evaluate(str(trained_tiny_model_dir), "arith", output_dir=reference, limit=limit, device="cpu", batch_size=batch,
+             store=store, progress=False)
+
+    def items(folder: Path, name: str) -> list[tuple]:
+        return [(r["index"], r.get("completion"), r.get("reward")) for r in read_records(folder / name)]
+
+    for name in ("completions.jsonl", "results.jsonl"):
+        got = items(out, name)
+        assert [i for i, *_ in got] == list(range(limit)), f"{name}: duplicates or gaps"
+        assert got == items(reference, name)
+    resumed, fresh = (json.loads((d / "summary.json").read_text()) for d in (out, reference))
+    assert resumed["metrics"] == fresh["metrics"]
+    assert resumed["timing"]["generated_items"] == limit - generated_before  # finished work was not redone
