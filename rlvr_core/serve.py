@@ -65,10 +65,19 @@ def _render_chat(backend: "GenerationBackend", messages: list[ChatMessage]) -> s
 def create_app(backend: "GenerationBackend", model_name: str, *, fail_first: int = 0) -> "FastAPI":
     """The FastAPI app serving `backend` under `model_name`."""
     from fastapi import FastAPI, HTTPException
+    from fastapi.responses import JSONResponse
+    from starlette.exceptions import HTTPException as StarletteHTTPException
 
     from rlvr_core.generation.base import SamplingParams
 
     app = FastAPI(title="rlvr-pipeline OpenAI-compatible server")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def openai_error(_request: Any, exc: StarletteHTTPException) -> JSONResponse:
+        """Errors in OpenAI's shape, so clients show the message (not just the status code)."""
+        kind = "invalid_request_error" if exc.status_code < 500 else "server_error"
+        return JSONResponse({"error": {"message": str(exc.detail), "type": kind, "code": exc.status_code}},
+                            status_code=exc.status_code)
     lock = threading.Lock()
     failures = {"left": fail_first}
 
