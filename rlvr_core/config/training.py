@@ -47,6 +47,29 @@ class TrainingConfig(Section):
     max_staleness: int = Field(0, ge=0, description="Never train on samples from weights older than trainer_version - max_staleness (0: on-policy).")
     verify_sync_logprobs: bool = Field(False, description="After each sync, compare trainer and rollout log-probs on fixed tokens.")
     heartbeat_timeout_s: float = Field(300.0, gt=0, description="A rollout worker silent this long is declared hung and restarted once.")
+    sync_logprob_tolerance: float = Field(
+        1e-3, gt=0, le=1.0,
+        description="Largest |trainer - rollout| log-prob allowed by the sync spot check (fp32 ~1e-6; bf16 needs ~5e-2).")
+    trainer_gpus: int = Field(
+        1, ge=1, le=1,
+        description="GPUs for the trainer actor on CUDA. Only 1 is supported: multi-GPU FSDP is not implemented (untestable here).")
+    ray_address: str | None = Field(
+        None, description="Existing Ray cluster to join (`auto` or `host:port`); None: env RAY_ADDRESS, else a local cluster.")
+    ray_num_cpus: int | None = Field(None, ge=1, le=1024, description="CPUs of the local Ray cluster (None: all cores).")
+    actor_cpus: float = Field(0.5, gt=0, le=64, description="Ray `num_cpus` of the trainer and of each rollout actor.")
+    torch_threads: int | None = Field(
+        None, ge=1, le=256, description="torch intra-op threads in each actor (None: Ray's default for the actor).")
+    generation_batch_size: int = Field(256, ge=1, le=8192, description="Sequences per generate call in the hf backend.")
+    verifier_workers: int = Field(1, ge=1, le=64, description="Processes in the reward-verification pool.")
+    verifier_timeout_s: float = Field(10.0, gt=0, le=600, description="Per-completion verification timeout.")
+    eval_every: int = Field(
+        10, ge=0, description="Measure held-out greedy accuracy every N steps (also at step 0 and at the end); 0: never.")
+    eval_dataset: str | None = Field(
+        None, description="Dataset for the held-out accuracy (None: the first `data.train` dataset).")
+    eval_split: str = Field("test", description="Split of `eval_dataset` used as the held-out set.")
+    eval_problems: int = Field(200, ge=1, le=20000, description="Held-out problems per measurement (the split's first N).")
+    samples_per_step: int = Field(4, ge=0, le=1000, description="Prompt/completion/reward examples written to samples.jsonl per step.")
+    plot_every: int = Field(10, ge=1, description="Redraw reward_curve.png every N steps (and at the end).")
 
     @model_validator(mode="after")
     def validate_staleness_covers_sync(self) -> "TrainingConfig":

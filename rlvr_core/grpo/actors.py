@@ -1,0 +1,96 @@
+"""The Ray actors: the trainer (a `PolicyTrainer`) and rollout workers (each one `GenerationBackend`).
+
+Placement: on CPU every actor asks for `training.actor_cpus` (fractional, so
+a 2-core machine fits a trainer and a rollout worker); on CUDA the trainer
+and each rollout worker ask for one GPU. Actors are never restarted by Ray
+itself (`max_restarts=0`): the driver's `RolloutPool` decides, so a restart
+is counted and bounded.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from rlvr_core.config import ExperimentConfig
+
+
+class RolloutWorker:
+    """One generation engine behind a Ray actor; returns plain dicts so results cross processes cheaply."""
+
+    def __init__(self, backend: str, model_path: str, *, device: str, dtype: str, seed: int,
+                 torch_threads: int | None, options: dict[str, Any]) -> None:
+        import torch
+
+        from rlvr_core.generation import create_backend
+
+        if torch_threads:
+            torch.set_num_threads(torch_threads)
+        self.backend = create_backend(backend, model_path, device=device, dtype=dtype, seed=seed, **options)
+
+    def generate(self, prompts: list[str], params: dict[str, Any]) -> list[dict[str, Any]]:
+        from rlvr_core.generation import SamplingParams
+
+        return [asdict(g) for g in self.backend.generate(prompts, SamplingParams(**params))]
+
+    def load_weights(self, weights: dict[str, np.ndarray], version: int) -> int:
+        """Take the trainer's weights in place; return the version now held (the driver asserts it)."""
+        import torch
+
+        self.backend.load_weights({k: torch.from_numpy(v) for k, v in weights.items()}, version)
+        return self.backend.weight_version
+
+    def version(self) -> int:
+        return self.backend.weight_version
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+def actor_resources(config: "ExperimentConfig") -> dict[str, float]:
+    """`num_cpus`/`num_gpus` for one actor under `config` (see module docstring)."""
+    import torch
+
+    device = config.training.device
+    on_gpu = device == "cuda" or (device == "auto" and torch.cuda.is_available())
+    if on_gpu:
+        return {"num_cpus": 1, "num_gpus": config.training.trainer_gpus}
+    return {"num_cpus": config.training.actor_cpus, "num_gpus": 0}
+
+
+def start_trainer(config: "ExperimentConfig", model_path: str, reference_path: str):
+    """Create the trainer actor (policy from `model_path`, frozen reference from `reference_path`)."""
+    import ray
+
+    from rlvr_core.grpo.algo.common import ClipSettings
+    from rlvr_core.grpo.trainer import PolicyTrainer
+
+    t, g = config.training, config.grpo
+    actor = ray.remote(max_restarts=0, **actor_resources(config))(PolicyTrainer)
+    return actor.remote(
+        model_path, reference_path=reference_path, learning_rate=t.learning_rate, weight_decay=t.weight_decay,
+        warmup_steps=t.warmup_steps, max_steps=t.max_steps, max_grad_norm=t.max_grad_norm,
+        grad_accum_steps=t.grad_accum_steps,
+        clip=ClipSettings(eps_low=g.clip_eps_low, eps_high=g.clip_eps_high, kl_beta=g.kl_beta),
+        device=t.device, seed=config.run.seed, torch_threads=t.torch_threads)
+
+
+def rollout_factory(config: "ExperimentConfig", model_path: str):
+    """A function (slot, incarnation) -> new rollout actor; the pool calls it to start and to restart workers."""
+    import ray
+
+    t = config.training
+    options: dict[str, Any] = {"batch_size": t.generation_batch_size} if t.generation_backend == "hf" else {}
+    if config.model.trust_remote_code:
+        options["trust_remote_code"] = True
+    remote_cls = ray.remote(max_restarts=0, **actor_resources(config))(RolloutWorker)
+
+    def start(slot: int, incarnation: int):
+        return remote_cls.options(name=None).remote(
+            t.generation_backend, model_path, device=t.device, dtype=config.model.dtype,
+            seed=config.run.seed * 1009 + slot + 101 * incarnation, torch_threads=t.torch_threads, options=options)
+    return start

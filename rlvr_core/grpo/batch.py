@@ -1,0 +1,140 @@
+"""From verified rollouts to a training batch: staleness filter, group filters, advantages, padding.
+
+Everything here runs on the driver and is pure (numpy/torch on CPU), so the
+rules that decide what the trainer sees — which samples are too stale, which
+groups carry no signal, how tokens are weighted — are unit-testable without Ray.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from rlvr_core.data.schema import Problem
+    from rlvr_core.grpo.algo import Algorithm
+
+
+@dataclass
+class Rollout:
+    """One completion of one prompt, with its reward once verified."""
+
+    prompt_token_ids: list[int]
+    token_ids: list[int]
+    logprobs: list[float]        # raw-model log-probs under the weights that sampled it
+    text: str
+    finish_reason: str           # "stop" | "length"
+    weight_version: int
+    reward: float = 0.0
+    status: str = ""
+
+
+@dataclass
+class Group:
+    """The G completions of one prompt; `position` is the prompt's index in the data stream."""
+
+    position: int
+    problem: "Problem"
+    rollouts: list[Rollout]
+
+    @property
+    def weight_version(self) -> int:
+        """Oldest weights among the group's samples (one generate call: all the same in practice)."""
+        return min(r.weight_version for r in self.rollouts)
+
+    @property
+    def rewards(self) -> list[float]:
+        return [r.reward for r in self.rollouts]
+
+
+@dataclass
+class StalenessSplit:
+    fresh: list[Group]
+    stale: list[Group]
+    histogram: dict[int, int] = field(default_factory=dict)  # staleness -> samples kept
+
+
+def split_by_staleness(groups: list[Group], trainer_version: int, max_staleness: int) -> StalenessSplit:
+    """Keep groups sampled by weights no older than `trainer_version - max_staleness`.
+
+    Staleness of a sample = trainer_version - weight_version (the number of
+    optimizer updates since its weights). Stale groups are returned so their
+    prompts can be re-queued; the histogram counts kept samples by staleness.
+    A sample from the future (weight_version > trainer_version) is a bug in the
+    weight bookkeeping and raises.
+    """
+    split = StalenessSplit(fresh=[], stale=[])
+    for group in groups:
+        staleness = trainer_version - group.weight_version
+        if staleness < 0:
+            raise RuntimeError(f"a rollout claims weight version {group.weight_version}, newer than the trainer's "
+                               f"{trainer_version}: the weight-sync bookkeeping is broken")
+        if staleness > max_staleness:
+            split.stale.append(group)
+            continue
+        split.fresh.append(group)
+        split.histogram[staleness] = split.histogram.get(staleness, 0) + len(group.rollouts)
+    return split
+
+
+@dataclass
+class FilterResult:
+    groups: list[Group]
+    zero_variance_dropped: int = 0   # groups
+    overlong_masked: int = 0         # samples
+
+
+def filter_groups(groups: list[Group], *, filter_zero_variance: bool) -> FilterResult:
+    """Drop groups whose rewards are all equal when asked (their advantages are all zero)."""
+    if not filter_zero_variance:
+        return FilterResult(groups=list(groups))
+    kept = [g for g in groups if max(g.rewards) != min(g.rewards)]
+    return FilterResult(groups=kept, zero_variance_dropped=len(groups) - len(kept))
+
+
+def build_train_batch(groups: list[Group], algorithm: "Algorithm", *, max_new_tokens: int, pad_token_id: int,
+                      skip_overlong: bool) -> dict[str, np.ndarray] | None:
+    """Pad the groups' sequences into arrays the trainer consumes; None when nothing is left to train on.
+
+    Advantages come from each *whole* group's rewards; `skip_overlong` then
+    zeroes the loss of completions that hit `max_new_tokens` (they keep their
+    place in the group statistics, as in DAPO's overlong filtering). Rows are
+    left-padded like `generate` does; position ids count from the first real
+    token. Arrays (B completions, L = longest prompt+completion):
+      input_ids [B, L] int64, attention_mask [B, L] int64, position_ids [B, L] int64,
+      completion_mask [B, L-1] float32 (1 where the *target* token is a trained completion token),
+      old_logprobs [B, L-1] float32, token_weights [B, L-1] float32, advantages [B] float32.
+    """
+    import torch
+
+    rollouts = [r for g in groups for r in g.rollouts]
+    if not rollouts:
+        return None
+    sizes = {len(g.rollouts) for g in groups}
+    if len(sizes) != 1:
+        raise ValueError(f"groups must all have the same size to compute group advantages, got sizes {sorted(sizes)}")
+    rewards = torch.tensor([g.rewards for g in groups], dtype=torch.float32)                # [P, G]
+    advantages = algorithm.advantages(rewards).reshape(-1).numpy()                          # [B]
+    width = max(len(r.prompt_token_ids) + len(r.token_ids) for r in rollouts)
+    b = len(rollouts)
+    input_ids = np.full((b, width), pad_token_id, dtype=np.int64)
+    attention = np.zeros((b, width), dtype=np.int64)
+    completion = np.zeros((b, width - 1), dtype=np.float32)
+    old_logprobs = np.zeros((b, width - 1), dtype=np.float32)
+    for i, r in enumerate(rollouts):
+        row = r.prompt_token_ids + r.token_ids
+        input_ids[i, width - len(row):] = row
+        attention[i, width - len(row):] = 1
+        n = len(r.token_ids)
+        if n and not (skip_overlong and r.finish_reason == "length"):
+            completion[i, width - 1 - n:] = 1.0
+            old_logprobs[i, width - 1 - n:] = r.logprobs
+    if not completion.any():
+        return None
+    positions = np.clip(attention.cumsum(axis=1) - 1, 0, None)
+    weights = algorithm.token_weights(torch.from_numpy(completion), max_new_tokens).numpy().astype(np.float32)
+    return {"input_ids": input_ids, "attention_mask": attention, "position_ids": positions,
+            "completion_mask": completion, "old_logprobs": old_logprobs, "token_weights": weights,
+            "advantages": advantages.astype(np.float32)}
