@@ -1,0 +1,62 @@
+"""`train()`: the GRPO driver loop over the trainer actor, rollout workers and the verifier pool.
+
+One step: take the batch generated ahead (or generate it now) -> verify in
+the process pool -> drop groups older than `max_staleness` (their prompts are
+re-queued) -> filters, advantages, padding -> trainer update, while the
+rollout workers already generate the next batches that the staleness bound
+allows -> weight sync (verified) -> held-out eval, trace, checkpoint.
+
+Generating ahead: a batch for step t, submitted while the workers hold
+version v_r, is trained at trainer version t-1; it is submitted only if
+(t-1) - v_r <= max_staleness. So `max_staleness: 0` is strictly on-policy
+and each extra unit lets generation run one more step ahead. The staleness
+filter checks the version each sample actually came from regardless.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+if TYPE_CHECKING:
+    from rlvr_core.config import ExperimentConfig
+
+CheckpointHook = Callable[[dict[str, Any]], None]
+StepHook = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class TrainResult:
+    run_dir: Path
+    final_checkpoint: str | None
+    steps: int
+    trainer_version: int
+    heldout: list[tuple[int, float]] = field(default_factory=list)
+    worker_restarts: int = 0
+    events: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PendingBatch:
+    step: int
+    requests: list[Any]
+    submitted_at: float
+
+
+def train(config: "ExperimentConfig", run_dir: Path | None = None, hooks: Iterable[CheckpointHook] = (), *,
+          resume: bool = False, step_hooks: Iterable[StepHook] = ()) -> TrainResult:
+    """Run GRPO as `config` says; write the run folder; return where everything went.
+
+    `run_dir`: a new folder is made under `run.runs_dir` when None. With
+    `resume=True`, `run_dir` must hold checkpoints: training continues from the
+    newest one (weights, optimizer, scheduler, RNG, data position, version).
+    `hooks` get the checkpoint event dict after each publish; `step_hooks` get
+    each step's trace record.
+    """
+    from rlvr_core.grpo.session import Session
+
+    with Session(config, run_dir, resume=resume) as session:
+        return session.run(list(hooks), list(step_hooks))

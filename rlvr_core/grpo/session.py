@@ -1,0 +1,291 @@
+"""One training session: sets up the run folder, Ray actors, data and verifier pool, and runs the steps.
+
+See `loop.py` for the step structure and the generate-ahead rule.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rlvr_core.grpo.batch import Group, Rollout, build_train_batch, filter_groups, split_by_staleness
+from rlvr_core.grpo.loop import PendingBatch, TrainResult
+from rlvr_core.grpo.trace import TraceWriter, plot_reward_curve, read_trace, write_results
+
+if TYPE_CHECKING:
+    from rlvr_core.config import ExperimentConfig
+
+SPOT_CHECK_PROMPTS = 4
+
+
+class Session:
+    def __init__(self, config: "ExperimentConfig", run_dir: Path | None, *, resume: bool) -> None:
+        self.config, self.resume = config, resume
+        self.run_dir = Path(run_dir) if run_dir is not None else None
+        self.owns_ray = False
+        self.verifier = None
+
+    # -- setup / teardown -------------------------------------------------------------------------------------
+    def __enter__(self) -> "Session":
+        from rlvr_core import runs
+
+        cfg = self.config
+        if self.resume:
+            if self.run_dir is None or not (self.run_dir / "checkpoints").is_dir():
+                raise ValueError(f"--resume {self.run_dir}: not a run folder with checkpoints/")
+            runs.update_run_json(self.run_dir, status="running", resumed_at=runs.now_iso())
+        elif self.run_dir is None:
+            self.run_dir = runs.create_run_dir(cfg)
+        else:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            runs.init_run_dir(self.run_dir, cfg)
+        self.trace = TraceWriter(self.run_dir)
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        from rlvr_core import runs
+
+        if self.verifier is not None:
+            self.verifier.close()
+        status = "completed" if exc_type is None else f"failed: {exc_type.__name__}: {exc}"[:500]
+        runs.update_run_json(self.run_dir, ended_at=runs.now_iso(), status=status)
+        if self.owns_ray:
+            import ray
+
+            ray.shutdown()
+
+    def _setup(self) -> None:
+        import ray
+
+        from rlvr_core.checkpoints import latest_checkpoint, load_training_state
+        from rlvr_core.data.loader import load_problems
+        from rlvr_core.grpo.actors import rollout_factory, start_trainer
+        from rlvr_core.grpo.algo import get_algorithm
+        from rlvr_core.grpo.cluster import connect_ray
+        from rlvr_core.grpo.prompts import build_prompt_stream
+        from rlvr_core.grpo.rollouts import RolloutPool
+        from rlvr_core.models.resolve import resolve_model_path
+        from rlvr_core.storage import open_store
+        from rlvr_core.verifiers.pool import VerifierPool
+
+        cfg, t = self.config, self.config.training
+        store = open_store(cfg.storage.root, endpoint_url=cfg.storage.endpoint_url)
+        base_path = resolve_model_path(cfg.model.name_or_path, store)
+        self.stream = build_prompt_stream(cfg, store)
+        eval_name = t.eval_dataset or cfg.data.train[0].name
+        self.heldout = load_problems(eval_name, t.eval_split, store=store, limit=t.eval_problems) if t.eval_every else []
+        self.algorithm = get_algorithm(cfg.grpo.loss)
+        self.step, self.requests_made, self.heldout_history = 0, 0, []
+        policy_path, state = base_path, None
+        if self.resume:
+            ckpt = latest_checkpoint(self.run_dir / "checkpoints")
+            if ckpt is None:
+                raise ValueError(f"--resume {self.run_dir}: no complete checkpoint in {self.run_dir / 'checkpoints'}")
+            policy_path, state = ckpt.path, load_training_state(ckpt.path)
+            driver = state["driver"]
+            self.step, self.requests_made = driver["step"], driver["requests_made"]
+            self.stream.load_state(driver["data"])
+            self.trace.truncate_after(self.step)
+            self.heldout_history = [(s["step"], s["heldout_accuracy"]) for s in read_trace(self.run_dir)
+                                    if s.get("heldout_accuracy") is not None]
+        self.owns_ray = connect_ray(t.ray_address, num_cpus=t.ray_num_cpus)
+        self.trainer = start_trainer(cfg, policy_path, base_path)
+        self.pool = RolloutPool(rollout_factory(cfg, policy_path), t.rollout_workers, t.heartbeat_timeout_s)
+        self.pool.start()
+        if state is not None:
+            ray.get(self.trainer.load_state.remote(state))
+        self.version = (state or {}).get("trainer_version", 0)
+        self.pad_id = _pad_id(policy_path)
+        self.verifier = VerifierPool(workers=t.verifier_workers, timeout_s=t.verifier_timeout_s).__enter__()
+        self._sync()  # every worker starts from the trainer's exact weights and version
+        self.pending: deque[PendingBatch] = deque()
+        self.checkpoints: list[str] = []
+
+    # -- the loop ---------------------------------------------------------------------------------------------
+    def run(self, hooks: list, step_hooks: list) -> TrainResult:
+        cfg, t = self.config, self.config.training
+        self._setup()
+        if self.step == 0 and t.eval_every:
+            accuracy, seconds = self._evaluate()
+            record = {"step": 0, "trainer_version": 0, "heldout_accuracy": accuracy, "seconds": {"eval": seconds}}
+            self.trace.append("trace.jsonl", [record])
+        final = None
+        while self.step < t.max_steps:
+            record = self._train_one_step()
+            if t.eval_every and (self.step % t.eval_every == 0 or self.step == t.max_steps):
+                record["heldout_accuracy"], record["seconds"]["eval"] = self._evaluate()
+            self.trace.append("trace.jsonl", [record])
+            for hook in step_hooks:
+                hook(record)
+            if self.step % cfg.checkpointing.every_steps == 0 or self.step == t.max_steps:
+                final = self._checkpoint(hooks)
+            if self.step % t.plot_every == 0 or self.step == t.max_steps:
+                self._write_summaries()
+        self._write_summaries()
+        return TrainResult(run_dir=self.run_dir, final_checkpoint=final, steps=self.step, trainer_version=self.version,
+                           heldout=list(self.heldout_history), worker_restarts=sum(self.pool.restarts),
+                           events=list(self.pool.events))
+
+    def _train_one_step(self) -> dict[str, Any]:
+        import ray
+
+        cfg, t = self.config, self.config.training
+        started = time.perf_counter()
+        self.step += 1
+        self._fill_pending()
+        batch = self.pending.popleft()
+        outputs = self.pool.collect(batch.requests)
+        generated = time.perf_counter()
+        groups = self._groups(batch, outputs)
+        self._verify(groups)
+        verified = time.perf_counter()
+        split = split_by_staleness(groups, self.version, t.max_staleness)
+        self.stream.requeue([g.position for g in split.stale])
+        kept = filter_groups(split.fresh, filter_zero_variance=cfg.grpo.filter_zero_variance)
+        arrays = build_train_batch(kept.groups, self.algorithm, max_new_tokens=cfg.sampling.max_new_tokens,
+                                   pad_token_id=self.pad_id, skip_overlong=cfg.grpo.skip_overlong)
+        update = self.trainer.train_step.remote(arrays)
+        self._fill_pending(training_now=True)  # generation for later steps overlaps this update
+        metrics = ray.get(update)
+        self.version += 1
+        trained = time.perf_counter()
+        if self.step % t.sync_every == 0 or self._eval_due() or self.step == t.max_steps:
+            spot = self._sync()
+        else:
+            spot = None
+        synced = time.perf_counter()
+        rollouts = [r for g in groups for r in g.rollouts]
+        rewards = [r.reward for r in rollouts]
+        mean = sum(rewards) / len(rewards)
+        record = {
+            "step": self.step, "trainer_version": self.version,
+            "reward_mean": mean, "reward_std": (sum((x - mean) ** 2 for x in rewards) / len(rewards)) ** 0.5,
+            "pass_rate": sum(r.status == "correct" for r in rollouts) / len(rollouts),
+            **metrics,
+            "staleness": {str(k): v for k, v in sorted(split.histogram.items())},
+            "stale_dropped": sum(len(g.rollouts) for g in split.stale),
+            "zero_variance_dropped": kept.zero_variance_dropped,
+            "overlong": sum(r.finish_reason == "length" for r in rollouts),
+            "samples": len(rollouts),
+            "tokens": sum(len(r.token_ids) for r in rollouts),
+            "completion_len_mean": sum(len(r.token_ids) for r in rollouts) / len(rollouts),
+            "worker_restarts": sum(self.pool.restarts),
+            "sync_logprob_gap": spot,
+            "seconds": {"generate": generated - started, "verify": verified - generated,
+                        "train": trained - verified, "sync": synced - trained, "total": synced - started},
+        }
+        self._log_samples(groups)
+        return record
+
+    def _eval_due(self) -> bool:
+        t = self.config.training
+        return bool(t.eval_every) and self.step % t.eval_every == 0
+
+    def _fill_pending(self, training_now: bool = False) -> None:
+        """Submit batches for upcoming steps while the staleness bound allows (see loop.py)."""
+        t = self.config.training
+        rollout_version = self.pool.weights[1] if self.pool.weights else 0
+        while True:
+            target = self.step + len(self.pending) + (1 if training_now else 0)
+            if target > t.max_steps or (target - 1) - rollout_version > t.max_staleness:
+                return
+            self.pending.append(self._submit(target))
+
+    def _submit(self, step: int) -> PendingBatch:
+        cfg = self.config
+        s, workers = cfg.sampling, cfg.training.rollout_workers
+        items = self.stream.take(s.prompts_per_step)
+        requests = []
+        for slot in range(workers):
+            chunk = items[slot::workers]
+            if not chunk:
+                continue
+            self.requests_made += 1
+            params = {"max_new_tokens": s.max_new_tokens, "temperature": s.temperature, "top_p": s.top_p,
+                      "n": s.group_size, "seed": cfg.run.seed * 1_000_003 + self.requests_made}
+            prompts = [cfg.data.prompt_template.format(prompt=p.prompt) for _, p in chunk]
+            requests.append(self.pool.submit(slot, prompts, params, tag=chunk))
+        return PendingBatch(step=step, requests=requests, submitted_at=time.perf_counter())
+
+    def _groups(self, batch: PendingBatch, outputs: list[list[dict[str, Any]]]) -> list[Group]:
+        n = self.config.sampling.group_size
+        groups = []
+        for request, gens in zip(batch.requests, outputs):
+            for k, (position, problem) in enumerate(request.tag):
+                rollouts = [Rollout(prompt_token_ids=g["prompt_token_ids"], token_ids=g["token_ids"],
+                                    logprobs=g["logprobs"], text=g["text"], finish_reason=g["finish_reason"],
+                                    weight_version=g["weight_version"]) for g in gens[k * n:(k + 1) * n]]
+                groups.append(Group(position=position, problem=problem, rollouts=rollouts))
+        return groups
+
+    def _verify(self, groups: list[Group]) -> None:
+        pairs = [(r.text, g.problem) for g in groups for r in g.rollouts]
+        scores = iter(self.verifier.verify_batch(pairs))
+        for g in groups:
+            for r in g.rollouts:
+                score = next(scores)
+                r.reward, r.status = score.reward, score.status
+
+    def _sync(self) -> float | None:
+        t = self.config.training
+        self.pool.sync(self.trainer.get_weights.remote(), self.version)
+        if not t.verify_sync_logprobs:
+            return None
+        prompts = [self.config.data.prompt_template.format(prompt=p.prompt)
+                   for p in (self.heldout or [self.stream.problem(0)])[:SPOT_CHECK_PROMPTS]]
+        return self.pool.spot_check(self.trainer, prompts, self.config.sampling.max_new_tokens,
+                                    t.sync_logprob_tolerance)
+
+    def _evaluate(self) -> tuple[float, float]:
+        """Held-out greedy accuracy of the weights the rollout workers hold (synced to the trainer's)."""
+        started = time.perf_counter()
+        cfg = self.config
+        prompts = [cfg.data.prompt_template.format(prompt=p.prompt) for p in self.heldout]
+        request = self.pool.submit(0, prompts, {"max_new_tokens": cfg.sampling.max_new_tokens, "temperature": 0.0})
+        gens = self.pool.collect([request])[0]
+        scores = self.verifier.verify_batch([(g["text"], p) for g, p in zip(gens, self.heldout)])
+        accuracy = sum(s.status == "correct" for s in scores) / len(scores)
+        self.heldout_history.append((self.step, accuracy))
+        return accuracy, time.perf_counter() - started
+
+    def _log_samples(self, groups: list[Group]) -> None:
+        rows = [{"step": self.step, "position": g.position, "problem_id": g.problem.id, "sample": i, "text": r.text,
+                 "reward": r.reward, "status": r.status, "weight_version": r.weight_version,
+                 "finish_reason": r.finish_reason, "tokens": len(r.token_ids)}
+                for g in groups for i, r in enumerate(g.rollouts)]
+        self.trace.append("rollouts.jsonl", rows)
+        shown = self.config.training.samples_per_step
+        self.trace.append("samples.jsonl", [
+            {"step": self.step, "prompt": g.problem.prompt, "answer": g.problem.answer, "completion": g.rollouts[0].text,
+             "reward": g.rollouts[0].reward} for g in groups[:shown]])
+
+    def _checkpoint(self, hooks: list) -> str:
+        import ray
+
+        cfg = self.config
+        in_flight = [pos for b in self.pending for r in b.requests for pos, _ in r.tag]
+        driver = {"step": self.step, "requests_made": self.requests_made - sum(len(b.requests) for b in self.pending),
+                  "data": self.stream.state(in_flight)}
+        info = ray.get(self.trainer.publish.remote(str(self.run_dir / "checkpoints"), step=self.step,
+                                                   config_hash=cfg.config_hash(), driver_state=driver,
+                                                   keep_last=cfg.checkpointing.keep_last))
+        self.checkpoints.append(info["path"])
+        event = {"event": "rlvr.checkpoint.saved", "run": self.run_dir.name, "path": info["path"], "step": self.step,
+                 "content_hash": info["content_hash"], "trainer_version": info["trainer_version"]}
+        for hook in hooks:
+            hook(event)
+        return info["path"]
+
+    def _write_summaries(self) -> None:
+        steps = read_trace(self.run_dir)
+        plot_reward_curve(self.run_dir, steps)
+        write_results(self.run_dir, steps, checkpoints=self.checkpoints, events=self.pool.events)
+
+
+def _pad_id(model_path: str) -> int:
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(model_path)
+    return tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
