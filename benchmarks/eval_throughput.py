@@ -1,6 +1,6 @@
 """Evaluation throughput: the hf backend's batched greedy generation vs one prompt at a time.
 
-    .venv/bin/python benchmarks/eval_throughput.py [--model tiny:arith|DIR] [--items 256] [--batch-size 64]
+    .venv/bin/python benchmarks/eval_throughput.py [--model tiny:arith|DIR] [--items 128] [--batch-size 64]
 
 Workload: the first --items prompts of the `arith` benchmark, exactly as
 `evaluate` builds them (template "{prompt}\\n", greedy, 8 new tokens). Both
@@ -20,9 +20,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="tiny:arith", help="'tiny:arith' (built or reused from --store) or a folder")
     parser.add_argument("--store", default=None, help="store for the tiny model and the arith data")
-    parser.add_argument("--items", type=int, default=256)
+    parser.add_argument("--items", type=int, default=128)
     parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
 
