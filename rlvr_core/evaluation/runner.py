@@ -97,8 +97,10 @@ def _backend_options(backend: str, settings: EvalSettings, batch_size: int) -> d
     if backend == "hf":
         return {"batch_size": batch_size}
     if backend == "vllm":
-        return {"tensor_parallel_size": settings.tensor_parallel_size, "max_model_len": settings.max_model_len,
-                "gpu_memory_utilization": settings.gpu_memory_utilization}
+        if settings.tensor_parallel_size != 1:
+            raise ValueError("settings_override.tensor_parallel_size: the vllm backend runs on one GPU (TP=1); "
+                             "TP>1 has given badly wrong scores. Fix: drop the override")
+        return {"max_model_len": settings.max_model_len, "gpu_memory_utilization": settings.gpu_memory_utilization}
     return {}
 
 
