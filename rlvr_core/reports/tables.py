@@ -112,10 +112,10 @@ def compare(base: EvalEntry, other: EvalEntry, *, seed: int = 0) -> Comparison:
     if a and b and set(a) == set(b):
         ids = sorted(a)
         interval = stats.paired_bootstrap([a[i] for i in ids], [b[i] for i in ids], seed=seed)
-    elif all(v in (0.0, 1.0) for v in (*a.values(), *b.values())):
-        interval = stats.newcombe_difference(round(base.metric() * base.n), base.n, round(other.metric() * other.n), other.n)
-    else:
+    elif a and b and not all(v in (0.0, 1.0) for v in (*a.values(), *b.values())):
         interval = stats.unpaired_bootstrap(list(a.values()), list(b.values()), seed=seed)
+    else:  # binary rewards on different items, or only summaries (e.g. converted lm-eval results)
+        interval = stats.newcombe_difference(round(base.metric() * base.n), base.n, round(other.metric() * other.n), other.n)
     return Comparison(base.benchmark, base.primary, base, other, interval, comparison_flags(base, other))
 
 
