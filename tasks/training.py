@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import importlib.util
 import os
 import sys
 from collections.abc import Iterator
@@ -56,9 +57,10 @@ def create_run(config: str, overrides: list[str]) -> str:
 
 
 def training_command(config: str, overrides: list[str], run_dir: str, resume: bool) -> list[str]:
-    """The trainer CLI call; `--resume` continues from the run folder's newest checkpoint."""
-    where = ["--resume", run_dir] if resume else ["--run-dir", run_dir]
-    return [sys.executable, "-m", TRAIN_MODULE, config, *overrides, *where]
+    """The trainer CLI call; `--resume` continues from the run folder's newest checkpoint (and its config.yaml)."""
+    if resume:
+        return [sys.executable, "-m", TRAIN_MODULE, *overrides, "--resume", run_dir, "--no-progress"]
+    return [sys.executable, "-m", TRAIN_MODULE, config, *overrides, "--run-dir", run_dir, "--no-progress"]
 
 
 def has_checkpoint(run_dir: str) -> bool:
@@ -102,9 +104,12 @@ def train(config: str, overrides: list[str], run_dir: str, run_name: str, emit_e
     """
     logger = get_run_logger()
     resume = has_checkpoint(run_dir)
+    if command is None and importlib.util.find_spec(TRAIN_MODULE) is None:
+        raise TrainingFailed(f"the trainer entry point `python -m {TRAIN_MODULE}` is not installed in this "
+                             f"environment ({sys.executable}); install the project (`make install`) on this worker")
     argv = command or training_command(config, overrides, run_dir, resume)
     logger.info("%s: %s", "resuming" if resume else "starting", " ".join(argv))
-    env = {**os.environ, "TQDM_DISABLE": "1", "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     progress = Progress(artifact_key(run_name, "training-progress"), f"Training progress of {run_name}")
     tail: collections.deque[str] = collections.deque(maxlen=30)
     events = 0
