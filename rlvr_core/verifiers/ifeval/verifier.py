@@ -1,0 +1,44 @@
+"""IFEval verifier: reward = fraction of constraints met (strict); "correct" iff all are."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rlvr_core.data.schema import Problem
+from rlvr_core.verifiers.base import Score
+from rlvr_core.verifiers.ifeval.checks import UnknownInstruction, check_all
+from rlvr_core.verifiers.ifeval.parsing import parse_ground_truth
+from rlvr_core.verifiers.ifeval.registry import INSTRUCTIONS
+from rlvr_core.verifiers.reasoning import strip_think
+
+
+def score_constraints(
+    completion: str, problem: Problem, registry: Mapping[str, Any], all_or_nothing: bool, loose: bool = False
+) -> Score:
+    """Shared by IFEval (partial credit) and IFBench (all or nothing)."""
+    try:
+        constraints = parse_ground_truth(problem.answer)
+    except (ValueError, TypeError) as exc:
+        return Score.error(f"problem {problem.id}: bad ground truth: {exc}")
+    text = strip_think(completion)
+    if text is None:
+        return Score(0.0, "unparsed", "unterminated <think> block")
+    try:
+        met = check_all(text, constraints, registry, loose=loose)
+    except UnknownInstruction as exc:
+        return Score.error(f"unknown instruction id {exc.args[0]!r}")
+    except (TypeError, ValueError) as exc:
+        return Score.error(f"bad kwargs for problem {problem.id}: {exc}")
+    failed = [cid for (cid, _), ok in zip(constraints, met) if not ok]
+    fraction = sum(met) / len(met)
+    reward = float(not failed) if all_or_nothing else fraction
+    detail = f"{sum(met)}/{len(met)} met" + (f"; failed: {', '.join(failed)}" if failed else "")
+    return Score(reward, "wrong" if failed else "correct", detail[:300])
+
+
+class IFEvalVerifier:
+    name = "ifeval"
+
+    def verify(self, completion: str, problem: Problem) -> Score:
+        return score_constraints(completion, problem, INSTRUCTIONS, all_or_nothing=False)
