@@ -12,6 +12,18 @@ _SENTENCE_END = re.compile(
 _WORD = re.compile(r"\w+")
 
 
+def split_sentences(text: str) -> list[str]:
+    """Sentences with their end punctuation kept, e.g. ["Hi.", "Who?"]."""
+    out, start = [], 0
+    for match in _SENTENCE_END.finditer(text):
+        piece = text[start : match.end()].strip()
+        if _WORD.search(piece):
+            out.append(piece)
+        start = match.end()
+    tail = text[start:].strip()
+    return out + ([tail] if _WORD.search(tail) else [])
+
+
 def count_sentences(text: str) -> int:
     """Sentences ended by . ! ? (abbreviations like "Dr." and initials do not end one)."""
     pieces = _SENTENCE_END.split(text)
