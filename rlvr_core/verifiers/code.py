@@ -83,11 +83,12 @@ class CodeVerifier:
             return Score(0.0, "unparsed", "no Python code found in the completion")
         if truth["entry"] and not re.search(rf"\b{re.escape(truth['entry'])}\b", code):
             return Score(0.0, "wrong", f"function {truth['entry']!r} is not defined")
-        result = run_program(build_program(code, truth["setup"], truth["tests"]), self.timeout_s, self.memory_mb)
+        timeout_s = float(problem.extra.get("timeout_s", self.timeout_s))  # a dataset may set its own limit
+        result = run_program(build_program(code, truth["setup"], truth["tests"]), timeout_s, self.memory_mb)
         if result.status == "passed":
             return Score(1.0, "correct", f"all {len(truth['tests'])} asserts passed")
         if result.status == "timeout":
-            return Score(0.0, "timeout", f"program exceeded {self.timeout_s:g}s")
+            return Score(0.0, "timeout", f"program exceeded {timeout_s:g}s")
         if result.status == "error":
             return Score.error(result.output)
         last = result.output.strip().splitlines()[-1:] or [f"exit code {result.returncode}"]
