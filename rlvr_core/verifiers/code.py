@@ -23,8 +23,10 @@ _BEGIN_DONE = re.compile(r"\[BEGIN\](.*?)(?:\[DONE\]|\Z)", re.DOTALL)
 def extract_code(completion: str) -> str | None:
     """The program in a completion, or None when there is none.
 
-    Order: `[BEGIN]...[DONE]` (MBPP's few-shot format), then the last fenced block
-    tagged python (or untagged), else the raw text if it looks like Python. Inside
+    Order: `[BEGIN]...[DONE]` (MBPP's few-shot format), then every fenced block
+    tagged python (or untagged) joined in order, so a later block may use or
+    redefine an earlier one's functions (a later `def` wins, as when run), else
+    the raw text if it looks like Python. Inside
     any of them a stray `[DONE]` and surrounding quotes or fences are stripped.
     """
     text = strip_think(completion)
@@ -35,7 +37,7 @@ def extract_code(completion: str) -> str | None:
         text = match.group(1)
     blocks = [body for lang, body in _FENCE.findall(text) if lang.lower() in ("", "python", "py", "python3")]
     if blocks:
-        code = blocks[-1]
+        code = "\n\n".join(blocks)
     elif "```" in text:
         return None  # fenced, but in another language
     else:
