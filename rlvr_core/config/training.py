@@ -47,6 +47,8 @@ class TrainingConfig(Section):
     max_staleness: int = Field(0, ge=0, description="Never train on samples from weights older than trainer_version - max_staleness (0: on-policy).")
     verify_sync_logprobs: bool = Field(False, description="After each sync, compare trainer and rollout log-probs on fixed tokens.")
     heartbeat_timeout_s: float = Field(300.0, gt=0, description="A rollout worker silent this long is declared hung and restarted once.")
+    actor_start_timeout_s: float = Field(
+        600.0, gt=0, description="Time a new rollout actor may take to start (import torch, load the model).")
     sync_logprob_tolerance: float = Field(
         1e-3, gt=0, le=1.0,
         description="Largest |trainer - rollout| log-prob allowed by the sync spot check (fp32 ~1e-6; bf16 needs ~5e-2).")

@@ -79,7 +79,12 @@ def start_trainer(config: "ExperimentConfig", model_path: str, reference_path: s
         device=t.device, seed=config.run.seed, torch_threads=t.torch_threads)
 
 
-def rollout_factory(config: "ExperimentConfig", model_path: str):
+def rollout_actor_name(run_name: str, slot: int, incarnation: int) -> str:
+    """Rollout actors are named, so an operator (or a test) can find one with `ray.get_actor(name)`."""
+    return f"rlvr-rollout-{run_name}-{slot}-{incarnation}"
+
+
+def rollout_factory(config: "ExperimentConfig", model_path: str, run_name: str):
     """A function (slot, incarnation) -> new rollout actor; the pool calls it to start and to restart workers."""
     import ray
 
@@ -90,7 +95,7 @@ def rollout_factory(config: "ExperimentConfig", model_path: str):
     remote_cls = ray.remote(max_restarts=0, **actor_resources(config))(RolloutWorker)
 
     def start(slot: int, incarnation: int):
-        return remote_cls.options(name=None).remote(
+        return remote_cls.options(name=rollout_actor_name(run_name, slot, incarnation)).remote(
             t.generation_backend, model_path, device=t.device, dtype=config.model.dtype,
             seed=config.run.seed * 1009 + slot + 101 * incarnation, torch_threads=t.torch_threads, options=options)
     return start

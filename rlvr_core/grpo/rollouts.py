@@ -37,6 +37,7 @@ class RolloutPool:
     start_worker: Callable[[int, int], Any]   # (slot, incarnation) -> actor handle
     workers: int
     heartbeat_timeout_s: float
+    start_timeout_s: float = 600.0             # a new actor imports torch and loads a model: allowed more time
     actors: list[Any] = field(default_factory=list)
     restarts: list[int] = field(default_factory=list)
     weights: tuple[Any, int] | None = None     # (object ref of the latest weights, version)
@@ -45,6 +46,20 @@ class RolloutPool:
     def start(self) -> None:
         self.actors = [self.start_worker(slot, 0) for slot in range(self.workers)]
         self.restarts = [0] * self.workers
+        for slot, actor in enumerate(self.actors):
+            self._wait_started(slot, actor)
+
+    def _wait_started(self, slot: int, actor: Any) -> None:
+        import ray
+
+        ready, _ = ray.wait([actor.pid.remote()], timeout=self.start_timeout_s)
+        try:
+            if not ready:
+                raise TimeoutError(f"not ready within training.actor_start_timeout_s={self.start_timeout_s:g}s")
+            ray.get(ready[0])
+        except (ray.exceptions.RayActorError, TimeoutError) as exc:
+            raise RolloutWorkerError(f"rollout worker {slot} could not start: {exc}. Check the model path, free "
+                                     f"memory and the Ray worker logs") from None
 
     def submit(self, slot: int, prompts: list[str], params: dict[str, Any], tag: Any = None) -> Request:
         request = Request(slot=slot, prompts=prompts, params=params, tag=tag)
@@ -95,6 +110,7 @@ class RolloutPool:
         self.events.append(f"worker {slot} restarted: {reason}")
         actor = self.start_worker(slot, self.restarts[slot])
         self.actors[slot] = actor
+        self._wait_started(slot, actor)
         if self.weights is not None:
             ref, version = self.weights
             self._check_versions([actor], [actor.load_weights.remote(ref, version)], version, allow_restart=False)

@@ -92,7 +92,8 @@ class Session:
                                     if s.get("heldout_accuracy") is not None]
         self.owns_ray = connect_ray(t.ray_address, num_cpus=t.ray_num_cpus)
         self.trainer = start_trainer(cfg, policy_path, base_path)
-        self.pool = RolloutPool(rollout_factory(cfg, policy_path), t.rollout_workers, t.heartbeat_timeout_s)
+        self.pool = RolloutPool(rollout_factory(cfg, policy_path, self.run_dir.name), t.rollout_workers,
+                                t.heartbeat_timeout_s, t.actor_start_timeout_s)
         self.pool.start()
         if state is not None:
             ray.get(self.trainer.load_state.remote(state))
