@@ -111,6 +111,12 @@ def _bwrap_command(interpreter: str, prefix: str, tmpfs_bytes: int) -> list[str]
     return cmd + ["--chdir", "/tmp", interpreter]
 
 
+def _others_can_read(path: str) -> bool:
+    """True if every directory down to `path` is traversable by any user."""
+    current = Path(path).resolve()
+    return all(p.stat().st_mode & 0o001 for p in [current, *current.parents])
+
+
 def isolation_mode() -> Literal["namespace", "host"]:
     """"namespace" when bwrap can run as root here, else the weaker "host" fallback."""
     return "namespace" if os.geteuid() == 0 and shutil.which("bwrap") else "host"
@@ -142,8 +148,10 @@ class Sandbox:
             log.warning("sandbox: bwrap or root unavailable; using host mode (audit-hook fallback, weaker)")
 
     def _start(self) -> subprocess.Popen[bytes]:
-        root = os.geteuid() == 0
-        uid = SANDBOX_UID_BASE + os.getpid() % 4096 if root else -1
+        # In host mode the child must still import the standard library after dropping
+        # to the sandbox uid, so switch only if the interpreter is reachable by others.
+        switch = os.geteuid() == 0 and (self.mode == "namespace" or _others_can_read(sys.base_prefix))
+        uid = SANDBOX_UID_BASE + os.getpid() % 4096 if switch else -1
         config = {
             "uid": uid, "gid": uid, "in_namespace": self.mode == "namespace",
             "output_cap": self._output_cap, "fsize_cap": self._fsize_cap, "nproc_cap": self._nproc_cap,

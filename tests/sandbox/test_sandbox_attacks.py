@@ -1,0 +1,192 @@
+"""Hostile programs against the code sandbox.
+
+Each attack defines a correct `add` only if the attack *worked*, so reward 1
+would reveal a breach; destructive ones (bombs, kills) define a wrong one.
+After every attack: reward 0 within the time limit, the host sentinel file is
+untouched, no process of a sandbox uid is left, and the same pool still
+verifies a correct program.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from rlvr_core.data.schema import Problem
+from rlvr_core.verifiers import VerifierPool
+from rlvr_core.verifiers.sandbox import SANDBOX_UID_BASE, Sandbox, isolation_mode
+
+TIME_LIMIT_S = 2.0
+SECRET = "fake-secret-do-not-leak-123"
+GOOD = "def add(a, b):\n    return a + b"
+WRONG = "def add(a, b):\n    return 0"
+ON_SUCCESS = "\n" + GOOD.replace("\n", "\n    ").join(["if ok:\n    ", ""]) + "\n"
+
+
+def breach(attempt: str) -> str:
+    """`attempt` sets `ok = True` only if the attack got through; then `add` is correct."""
+    return "ok = False\ntry:\n" + "\n".join("    " + line for line in attempt.splitlines()) + "\nexcept BaseException:\n    pass\n" + ON_SUCCESS
+
+
+ATTACKS: dict[str, str] = {
+    "fork_bomb": "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n" + WRONG,
+    "multiprocessing_bomb": "import multiprocessing as mp, time\nps = [mp.Process(target=time.sleep, args=(60,)) for _ in range(500)]\n[p.start() for p in ps]\n" + WRONG,
+    "memory_bomb_bytes": "x = bytearray(8 << 30)\n" + GOOD,
+    "memory_bomb_list": "x = []\nwhile True:\n    x.append('y' * 10**6)\n" + GOOD,
+    "infinite_loop": "while True:\n    pass\n" + GOOD,
+    "busy_threads": "import threading\ndef spin():\n    while True:\n        pass\nfor _ in range(16):\n    threading.Thread(target=spin, daemon=True).start()\nspin()\n" + GOOD,
+    "sleep_forever": "import time\ntime.sleep(1000)\n" + GOOD,
+    "kill_parent": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n" + WRONG,
+    "kill_pid_1": "import os, signal\nos.kill(1, signal.SIGKILL)\n" + WRONG,
+    "kill_everything": "import os, signal\nos.kill(-1, signal.SIGKILL)\n" + WRONG,
+    "kill_own_group": "import os, signal\nos.killpg(0, signal.SIGKILL)\n" + GOOD,
+    "sys_exit_zero": GOOD + "\nimport sys\nsys.exit(0)\n" + "def add(a, b):\n    return 0",
+    "os_exit_zero": "import os\nos._exit(0)\n" + GOOD,
+    "exit_inside_function": "def add(a, b):\n    raise SystemExit(0)",
+    "atexit_exit_zero": "import atexit, os\natexit.register(lambda: os._exit(0))\n" + WRONG,
+    "forge_result_pipe": "import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, b'0' * 32)\n    except OSError:\n        pass\nos._exit(0)\n",
+    "replace_assertion_error": "import builtins\nbuiltins.AssertionError = type('X', (Exception,), {})\n" + WRONG,
+    "write_usr": breach("open('/usr/lib/evil.txt', 'w').write('x')\nok = True"),
+    "write_etc": breach("open('/etc/evil.conf', 'w').write('x')\nok = True"),
+    "delete_host_sentinel": breach("import os\nos.remove(os.environ.get('SENTINEL', '/nonexistent'))\nok = True"),
+    "find_host_sentinel": breach("import glob\nok = bool(glob.glob('/tmp/rlvr-sentinel-*'))"),
+    "write_project_dir": breach("open('/work/main/EVIL', 'w').write('x')\nok = True"),
+    "write_stdlib": breach("import os\nopen(os.__file__, 'a').write('#')\nok = True"),
+    "read_root_home": breach("open('/root/.bashrc').read()\nok = True"),
+    "read_aws_dir": breach("import os\nok = os.path.exists(os.path.expanduser('~/.aws')) or os.path.exists('/root/.aws')"),
+    "read_env_secret": breach("import os\nok = 'AWS_SECRET_ACCESS_KEY' in os.environ"),
+    "read_proc_environ": breach("ok = any(b'AWS_SECRET' in open(f'/proc/{p}/environ', 'rb').read() for p in ['1', '2', 'self'])"),
+    "read_shadow": breach("open('/etc/shadow').read()\nok = True"),
+    "socket_to_host_server": breach("import socket, os\ns = socket.create_connection(('127.0.0.1', int(os.environ.get('PORT', PORT))), timeout=1)\nok = s.recv(16) == b'TOKEN'"),
+    "udp_out": breach("import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\ns.sendto(b'x', ('8.8.8.8', 53))\nok = True"),
+    "dns_lookup": breach("import socket\nsocket.getaddrinfo('pypi.org', 443)\nok = True"),
+    "subprocess_env_leak": breach("import subprocess\nout = subprocess.run(['sh', '-c', 'echo $AWS_SECRET_ACCESS_KEY; cat /root/.bashrc'], capture_output=True, text=True).stdout\nok = bool(out.strip())"),
+    "os_system_id_root": breach("import os\nok = os.system('test $(id -u) -eq 0') == 0"),
+    "setuid_root": breach("import os\nos.setuid(0)\nok = True"),
+    "raise_nproc_limit": breach("import resource\nresource.setrlimit(resource.RLIMIT_NPROC, (10**6, 10**6))\nok = True"),
+    "chroot": breach("import os\nos.chroot('/')\nok = True"),
+    "userns_escape": breach("import ctypes\nassert ctypes.CDLL(None).unshare(0x10000000) == 0\nopen('/root/.bashrc').read()\nok = True"),
+    "zygote_memory": breach("ok = bool(open('/proc/2/mem', 'rb').read(1))"),
+    "daemonize": "import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        time.sleep(60)\n    os._exit(0)\n" + WRONG,
+    "huge_stdout": "print('x' * (200 << 20))\n" + GOOD,
+    "huge_stderr": "import sys\nwhile True:\n    sys.stderr.write('e' * 65536)\n" + GOOD,
+    "file_size_bomb": "with open('big', 'wb') as f:\n    while True:\n        f.write(b'0' * (1 << 20))\n" + GOOD,
+    "fd_exhaustion": "fs = [open('/dev/null') for _ in range(100000)]\n" + GOOD,
+    "deep_recursion": "import sys\nsys.setrecursionlimit(10**7)\ndef f(n):\n    return f(n + 1)\nf(0)\n" + GOOD,
+    "ignore_signals": "import signal\nfor s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGXCPU):\n    signal.signal(s, signal.SIG_IGN)\nwhile True:\n    pass\n" + GOOD,
+    "alarm_handler": "import signal\nsignal.signal(signal.SIGALRM, lambda *a: None)\nsignal.alarm(1)\nwhile True:\n    pass\n" + GOOD,
+    "ctypes_fork_loop": "import ctypes\nlibc = ctypes.CDLL(None)\nwhile True:\n    libc.fork()\n" + WRONG,
+}
+
+
+@pytest.fixture(scope="module")
+def host_server():
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                conn.sendall(b"TOKEN")
+                conn.close()
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield server.getsockname()[1]
+    stop.set()
+    thread.join()
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def pool(host_server, tmp_path_factory):
+    """A pool started with a fake secret in its environment, as a careless host would have."""
+    sentinel = Path(tmp_path_factory.mktemp("rlvr-sentinel-")) / "keep.txt"
+    sentinel.write_text("intact")
+    old = {k: os.environ.get(k) for k in ("AWS_SECRET_ACCESS_KEY", "SENTINEL", "PORT")}
+    os.environ.update(AWS_SECRET_ACCESS_KEY=SECRET, SENTINEL=str(sentinel), PORT=str(host_server))
+    with VerifierPool(workers=2, timeout_s=TIME_LIMIT_S + 4) as verifier_pool:
+        yield verifier_pool, sentinel, host_server
+    for key, value in old.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+def _problem(pid: str) -> Problem:
+    answer = json.dumps({"tests": ["assert add(1, 2) == 3", "assert add(2, 2) == 4"], "setup": ""})
+    return Problem(pid, "attack", "", answer, "code", extra={"timeout_s": TIME_LIMIT_S})
+
+
+def _sandbox_processes() -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["uids"]):
+        uids = proc.info["uids"]
+        if uids and SANDBOX_UID_BASE <= uids.real < SANDBOX_UID_BASE + 4096:
+            found.append(proc)
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(ATTACKS))
+def test_attack_scores_zero_and_leaves_host_intact(pool, name: str) -> None:
+    verifier_pool, sentinel, port = pool
+    program = ATTACKS[name].replace("PORT", str(port)) if "PORT" in ATTACKS[name] else ATTACKS[name]
+    start = time.monotonic()
+    score = verifier_pool.verify_batch([(f"```python\n{program}\n```", _problem(name))])[0]
+    elapsed = time.monotonic() - start
+    assert score.reward == 0.0, f"{name} got through: {score}"
+    assert elapsed < TIME_LIMIT_S + 3.0
+    assert sentinel.read_text() == "intact"
+    assert not Path("/work/main/EVIL").exists() and not Path("/usr/lib/evil.txt").exists()
+    deadline = time.monotonic() + 2.0
+    while _sandbox_processes() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _sandbox_processes() == []
+    after = verifier_pool.verify_batch([(f"```python\n{GOOD}\n```", _problem("after-" + name))])[0]
+    assert after.status == "correct", f"pool broken after {name}: {after}"
+
+
+def test_suite_has_at_least_forty_attacks() -> None:
+    assert len(ATTACKS) >= 40
+
+
+def test_namespace_mode_is_used_where_bwrap_runs_as_root() -> None:
+    if isolation_mode() != "namespace":
+        pytest.skip("bwrap not installed or not root: host-mode fallback only")
+    assert Sandbox().mode == "namespace"
+
+
+@pytest.mark.parametrize(
+    "program",
+    ["import socket\nsocket.socket()", "import subprocess\nsubprocess.run(['true'])", "import os\nos.fork()"],
+    ids=["socket", "subprocess", "fork"],
+)
+def test_host_mode_fallback_blocks_network_and_processes(program: str) -> None:
+    sandbox = Sandbox(mode="host")
+    try:
+        result = sandbox.run(program, timeout_s=5)
+    finally:
+        sandbox.close()
+    assert result.status == "failed" and "not allowed" in result.output
+
+
+def test_breach_detector_fires_when_an_attempt_succeeds(pool) -> None:
+    """Guards the suite itself: a harmless 'attack' that works must score 1."""
+    verifier_pool, _, _ = pool
+    score = verifier_pool.verify_batch([(f"```python\n{breach('ok = True')}\n```", _problem("canary"))])[0]
+    assert score.status == "correct"
