@@ -36,7 +36,9 @@ class TrainingConfig(Section):
 
     max_steps: int = Field(100, ge=1, description="Optimizer steps to run.")
     learning_rate: float = Field(1e-6, gt=0, le=1e-2, description="Peak AdamW learning rate.")
-    warmup_steps: int = Field(0, ge=0, description="Linear warm-up steps before the cosine decay.")
+    warmup_steps: int = Field(0, ge=0, description="Linear warm-up steps before the decay.")
+    lr_schedule: Literal["cosine", "constant"] = Field(
+        "cosine", description="After warm-up: cosine decay to 0 at max_steps, or constant (short runs bound by steps).")
     weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay.")
     max_grad_norm: float = Field(1.0, gt=0, description="Gradient clipping norm.")
     grad_accum_steps: int = Field(1, ge=1, description="Micro-batches accumulated per optimizer step.")

@@ -59,7 +59,7 @@ class Session:
     def _setup(self) -> None:
         import ray
 
-        from rlvr_core.checkpoints import latest_checkpoint, load_training_state
+        from rlvr_core.checkpoints import latest_checkpoint, list_checkpoints, load_training_state
         from rlvr_core.data.loader import load_problems
         from rlvr_core.grpo.actors import rollout_factory, start_trainer
         from rlvr_core.grpo.algo import get_algorithm
@@ -102,7 +102,7 @@ class Session:
         self.verifier = VerifierPool(workers=t.verifier_workers, timeout_s=t.verifier_timeout_s).__enter__()
         self._sync()  # every worker starts from the trainer's exact weights and version
         self.pending: deque[PendingBatch] = deque()
-        self.checkpoints: list[str] = []
+        self.checkpoints = [c.path for c in list_checkpoints(self.run_dir / "checkpoints")]
 
     # -- the loop ---------------------------------------------------------------------------------------------
     def run(self, hooks: list, step_hooks: list) -> TrainResult:

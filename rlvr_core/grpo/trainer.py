@@ -25,11 +25,13 @@ import torch
 from rlvr_core.grpo.algo.common import ClipSettings, per_token_loss
 
 
-def lr_lambda(warmup_steps: int, max_steps: int):
-    """Linear warm-up to 1 over `warmup_steps`, then cosine decay to 0 at `max_steps`."""
+def lr_lambda(warmup_steps: int, max_steps: int, schedule: str = "cosine"):
+    """Linear warm-up to 1 over `warmup_steps`, then constant or cosine decay to 0 at `max_steps`."""
     def factor(step: int) -> float:
         if step < warmup_steps:
             return (step + 1) / (warmup_steps + 1)
+        if schedule == "constant":
+            return 1.0
         progress = (step - warmup_steps) / max(1, max_steps - warmup_steps)
         return 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
     return factor
@@ -48,7 +50,7 @@ class PolicyTrainer:
     """One optimizer over one model; `version` counts optimizer updates since the starting weights."""
 
     def __init__(self, model_path: str, *, reference_path: str | None, learning_rate: float, weight_decay: float,
-                 warmup_steps: int, max_steps: int, max_grad_norm: float, grad_accum_steps: int,
+                 warmup_steps: int, max_steps: int, lr_schedule: str, max_grad_norm: float, grad_accum_steps: int,
                  clip: ClipSettings, device: str = "cpu", seed: int = 0, torch_threads: int | None = None) -> None:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -68,7 +70,7 @@ class PolicyTrainer:
         self.max_grad_norm = max_grad_norm
         self.grad_accum_steps = grad_accum_steps
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=learning_rate, weight_decay=weight_decay)
-        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lr_lambda(warmup_steps, max_steps))
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lr_lambda(warmup_steps, max_steps, lr_schedule))
         self.version = 0
 
     def _autocast(self):
