@@ -39,6 +39,19 @@ def _math_verify_chunk(pairs: list[tuple[str, str]]) -> list[bool]:
     return [bool(verify(parse(gold), parse(pred))) for pred, gold in pairs]
 
 
+def _warmup():
+    """Items that load sympy/math-verify, langdetect and the sandbox, on texts not measured."""
+    from rlvr_core.data.schema import Problem
+
+    lang = json.dumps({"func_name": "validate_response_language", "language": "en"})
+    code = json.dumps({"tests": ["assert f() == 1"], "setup": ""})
+    return [
+        ("\\boxed{2y}", Problem("w1", "warm", "", "y+y", "math")),
+        ("Ceci est une phrase de mise en route.", Problem("w2", "warm", "", lang, "ifeval")),
+        ("```python\ndef f():\n    return 1\n```", Problem("w3", "warm", "", code, "code")),
+    ]
+
+
 def _time_pool(pool, pairs) -> tuple[float, list]:
     start = time.perf_counter()
     scores = pool.verify_batch(pairs)
@@ -56,7 +69,7 @@ def main() -> None:
 
     print(f"workers={args.workers} repeat={args.repeat}")
     with VerifierPool(workers=args.workers, timeout_s=10) as pool:
-        pool.verify_batch(_problems("math")[1][:8] + _problems("code")[1][:4] + _problems("ifeval")[1][:4])  # warm imports only
+        pool.verify_batch(_warmup() * 4)  # imports and language profiles in every worker, not the measured texts
         figures = {}
         for name, repeat in (("math", args.repeat), ("ifeval", args.repeat), ("ifbench", args.repeat), ("code", args.code_repeat)):
             rows, pairs = _problems(name)

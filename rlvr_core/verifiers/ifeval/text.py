@@ -34,9 +34,30 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+_ENGLISH_FUNCTION_WORDS = frozenset(
+    "the a an and or but of to in on at for with from by is are was were be been it its this that these those "
+    "i you he she we they my your our their not no do does did have has had will would can could should as "
+    "if so than then there here what which who when where why how all any some".split()
+)
+
+
+def _clearly_english(text: str) -> bool:
+    """Fast path: long ASCII text where >= 35% of words are English function words.
+
+    langdetect costs 5-90 ms a call; prose like this is English to any detector,
+    so only ambiguous or non-English text pays for it.
+    """
+    tokens = [w.lower() for w in _WORD.findall(text)]
+    if len(tokens) < 8 or not text.isascii():
+        return False
+    return sum(t in _ENGLISH_FUNCTION_WORDS for t in tokens) >= 0.35 * len(tokens)
+
+
 @lru_cache(maxsize=2048)
 def detect_language(text: str) -> str | None:
     """ISO code from langdetect with a fixed seed, or None when undetectable (fails closed)."""
+    if _clearly_english(text):
+        return "en"
     import langdetect
     from langdetect import DetectorFactory
 
