@@ -38,10 +38,20 @@ class RolloutWorker:
         return [asdict(g) for g in self.backend.generate(prompts, SamplingParams(**params))]
 
     def load_weights(self, weights: dict[str, np.ndarray], version: int) -> int:
-        """Take the trainer's weights in place; return the version now held (the driver asserts it)."""
+        """Take the trainer's weights in place; return the version now held (the driver asserts it).
+
+        The arrays are read-only views of Ray's shared object store (zero-copy);
+        the backend copies them into its own parameters, so wrapping them
+        without a copy is safe and torch's non-writable warning is silenced.
+        """
+        import warnings
+
         import torch
 
-        self.backend.load_weights({k: torch.from_numpy(v) for k, v in weights.items()}, version)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
+            tensors = {k: torch.from_numpy(v) for k, v in weights.items()}
+        self.backend.load_weights(tensors, version)
         return self.backend.weight_version
 
     def version(self) -> int:
@@ -73,7 +83,8 @@ def start_trainer(config: "ExperimentConfig", model_path: str, reference_path: s
     actor = ray.remote(max_restarts=0, **actor_resources(config))(PolicyTrainer)
     return actor.remote(
         model_path, reference_path=reference_path, learning_rate=t.learning_rate, weight_decay=t.weight_decay,
-        warmup_steps=t.warmup_steps, max_steps=t.max_steps, lr_schedule=t.lr_schedule, max_grad_norm=t.max_grad_norm,
+        warmup_steps=t.warmup_steps, max_steps=t.max_steps, lr_schedule=t.lr_schedule,
+        max_grad_norm=t.max_grad_norm,
         grad_accum_steps=t.grad_accum_steps,
         clip=ClipSettings(eps_low=g.clip_eps_low, eps_high=g.clip_eps_high, kl_beta=g.kl_beta),
         device=t.device, seed=config.run.seed, torch_threads=t.torch_threads)

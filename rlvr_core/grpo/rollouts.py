@@ -11,7 +11,6 @@ failure raises `RolloutWorkerError` with what happened — never a silent hang.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 

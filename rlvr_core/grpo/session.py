@@ -75,7 +75,8 @@ class Session:
         base_path = resolve_model_path(cfg.model.name_or_path, store)
         self.stream = build_prompt_stream(cfg, store)
         eval_name = t.eval_dataset or cfg.data.train[0].name
-        self.heldout = load_problems(eval_name, t.eval_split, store=store, limit=t.eval_problems) if t.eval_every else []
+        self.heldout = (load_problems(eval_name, t.eval_split, store=store, limit=t.eval_problems)
+                        if t.eval_every else [])
         self.algorithm = get_algorithm(cfg.grpo.loss)
         self.step, self.requests_made, self.heldout_history = 0, 0, []
         policy_path, state = base_path, None
@@ -259,8 +260,8 @@ class Session:
         self.trace.append("rollouts.jsonl", rows)
         shown = self.config.training.samples_per_step
         self.trace.append("samples.jsonl", [
-            {"step": self.step, "prompt": g.problem.prompt, "answer": g.problem.answer, "completion": g.rollouts[0].text,
-             "reward": g.rollouts[0].reward} for g in groups[:shown]])
+            {"step": self.step, "prompt": g.problem.prompt, "answer": g.problem.answer,
+             "completion": g.rollouts[0].text, "reward": g.rollouts[0].reward} for g in groups[:shown]])
 
     def _checkpoint(self, hooks: list) -> str:
         import ray

@@ -50,7 +50,8 @@ class PolicyTrainer:
     """One optimizer over one model; `version` counts optimizer updates since the starting weights."""
 
     def __init__(self, model_path: str, *, reference_path: str | None, learning_rate: float, weight_decay: float,
-                 warmup_steps: int, max_steps: int, lr_schedule: str, max_grad_norm: float, grad_accum_steps: int,
+                 warmup_steps: int, max_steps: int, lr_schedule: str, max_grad_norm: float,
+                 grad_accum_steps: int,
                  clip: ClipSettings, device: str = "cpu", seed: int = 0, torch_threads: int | None = None) -> None:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -70,7 +71,8 @@ class PolicyTrainer:
         self.max_grad_norm = max_grad_norm
         self.grad_accum_steps = grad_accum_steps
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=learning_rate, weight_decay=weight_decay)
-        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lr_lambda(warmup_steps, max_steps, lr_schedule))
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
+            self.optimizer, lr_lambda(warmup_steps, max_steps, lr_schedule))
         self.version = 0
 
     def _autocast(self):
