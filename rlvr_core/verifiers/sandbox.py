@@ -31,12 +31,17 @@ the interpreter only (no /root, no home directories, no project files), a
 private size-capped tmpfs /tmp and no network interfaces but a loopback of its
 own. When the zygote or the worker dies, the pid namespace dies with it.
 
-Fallback without bwrap or root ("host" mode, logged once): no namespaces; an
-audit hook in the child refuses socket creation, subprocesses, fork/exec and
-ctypes. That blocks the usual Python routes but is not a security boundary
-(C extensions can bypass audit hooks), the host file system is visible with the
-user's permissions, and without root there is no uid switch, so RLIMIT_NPROC
-applies to the whole user and leftover daemons are only killed by process group.
+Fallback without bwrap ("host" mode, logged once): no namespaces; an audit
+hook in the child refuses socket creation, subprocesses, fork/exec, signals to
+other processes and ctypes. That blocks the usual Python routes but is not a
+security boundary (C extensions can bypass audit hooks), and the host file
+system is visible with the sandbox uid's permissions. As root, host mode still
+switches uid, so it needs an interpreter every user can run: ours when its
+whole path is world-traversable (not the case for a pyenv under /root), else
+the system `python3`; with neither it refuses to run programs at all rather
+than run them as root (where `os.kill(-1, SIGKILL)` would end every process
+on the machine). Without root there is no uid switch, so RLIMIT_NPROC applies
+to the whole user and leftover daemons are only killed by process group.
 
 Not covered, in any mode: CPU or memory side channels, kernel exploits, denial
 of service through the shared page cache or disk I/O bandwidth, and a program
@@ -47,6 +52,7 @@ execution.py, not for adversaries with kernel 0-days.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -70,8 +76,12 @@ SANDBOX_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 HOST_MODE_BLOCKED_EVENTS = (
     "socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo",
     "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
-    "os.fork", "os.forkpty", "ctypes.dlopen", "ctypes.dlsym",
+    "os.fork", "os.forkpty", "os.kill", "os.killpg", "ctypes.dlopen", "ctypes.dlsym",
 )
+SYSTEM_PYTHONS = ("/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3")
+ROOT_REFUSAL = ("sandbox refused to run the program: bubblewrap is not installed and no python3 (>= 3.9) that "
+                "every user can run was found, so the program would have run as root. Fix: `apt-get install "
+                "bubblewrap`, or install a system python3 (e.g. `apt-get install python3`).")
 _ZYGOTE_SOURCE = (Path(__file__).parent / "sandbox_zygote.py").read_text()
 
 ExecStatus = Literal["passed", "failed", "timeout", "error"]
@@ -117,6 +127,29 @@ def _others_can_read(path: str) -> bool:
     return all(p.stat().st_mode & 0o001 for p in [current, *current.parents])
 
 
+@functools.cache
+def _host_interpreter() -> str | None:
+    """An interpreter the unprivileged sandbox uid can run (and import the standard library with), or None.
+
+    Ours when every directory down to its prefix is world-traversable, else the
+    first system python3 >= 3.9 (the zygote and MBPP programs need only the
+    standard library, so its version need not match ours).
+    """
+    ours = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+    if _others_can_read(sys.base_prefix) and _others_can_read(ours):
+        return ours
+    for candidate in SYSTEM_PYTHONS:
+        path = os.path.realpath(candidate)
+        if not os.path.isfile(path) or not _others_can_read(path):
+            continue
+        probe = subprocess.run([path, "-S", "-I", "-c", "import sys; print(sys.version_info >= (3, 9), sys.prefix)"],
+                               capture_output=True, text=True, env=dict(SANDBOX_ENV), timeout=30)
+        ok, _, prefix = probe.stdout.strip().partition(" ")
+        if probe.returncode == 0 and ok == "True" and _others_can_read(prefix):
+            return path
+    return None
+
+
 def isolation_mode() -> Literal["namespace", "host"]:
     """"namespace" when bwrap can run as root here, else the weaker "host" fallback."""
     return "namespace" if os.geteuid() == 0 and shutil.which("bwrap") else "host"
@@ -144,25 +177,31 @@ class Sandbox:
         self._tmpfs_bytes = tmpfs_bytes
         self._proc: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
+        self._interpreter = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+        self._refusal: str | None = None
         if self.mode == "host":
             log.warning("sandbox: bwrap or root unavailable; using host mode (audit-hook fallback, weaker)")
+            if os.geteuid() == 0:
+                interpreter = _host_interpreter()
+                if interpreter is None:
+                    self._refusal = ROOT_REFUSAL
+                    log.error(ROOT_REFUSAL)
+                else:
+                    self._interpreter = interpreter
 
     def _start(self) -> subprocess.Popen[bytes]:
-        # In host mode the child must still import the standard library after dropping
-        # to the sandbox uid, so switch only if the interpreter is reachable by others.
-        switch = os.geteuid() == 0 and (self.mode == "namespace" or _others_can_read(sys.base_prefix))
-        uid = SANDBOX_UID_BASE + os.getpid() % 4096 if switch else -1
+        # As root, programs always run as the sandbox uid (never root); as another user there is nothing to switch to.
+        uid = SANDBOX_UID_BASE + os.getpid() % 4096 if os.geteuid() == 0 else -1
         config = {
             "uid": uid, "gid": uid, "in_namespace": self.mode == "namespace",
             "output_cap": self._output_cap, "fsize_cap": self._fsize_cap, "nproc_cap": self._nproc_cap,
             "blocked_audit_events": [] if self.mode == "namespace" else list(HOST_MODE_BLOCKED_EVENTS),
         }
-        interpreter = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
         argv = ["-S", "-I", "-c", _ZYGOTE_SOURCE, json.dumps(config)]
         if self.mode == "namespace":
-            cmd = _bwrap_command(interpreter, sys.base_prefix, self._tmpfs_bytes) + argv
+            cmd = _bwrap_command(self._interpreter, sys.base_prefix, self._tmpfs_bytes) + argv
         else:
-            cmd = [interpreter, *argv]
+            cmd = [self._interpreter, *argv]
         return subprocess.Popen(
             cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             env=dict(SANDBOX_ENV), start_new_session=True, close_fds=True,
@@ -190,6 +229,8 @@ class Sandbox:
         """Run `program` to completion or `timeout_s`; never raises on what the program does."""
         request = {"program": program, "timeout_s": timeout_s, "memory_mb": memory_mb, "nonce": secrets.token_hex(16)}
         payload = json.dumps(request).encode()
+        if self._refusal is not None:
+            return ExecResult("error", None, self._refusal, 0.0)
         with self._lock:
             for attempt in range(2):  # a dead zygote is restarted once
                 if self._proc is None or self._proc.poll() is not None:

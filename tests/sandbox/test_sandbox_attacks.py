@@ -173,8 +173,9 @@ def test_namespace_mode_is_used_where_bwrap_runs_as_root() -> None:
 
 @pytest.mark.parametrize(
     "program",
-    ["import socket\nsocket.socket()", "import subprocess\nsubprocess.run(['true'])", "import os\nos.fork()"],
-    ids=["socket", "subprocess", "fork"],
+    ["import socket\nsocket.socket()", "import subprocess\nsubprocess.run(['true'])", "import os\nos.fork()",
+     "import os\nos.kill(os.getppid(), 0)"],
+    ids=["socket", "subprocess", "fork", "signal-another-process"],
 )
 def test_host_mode_fallback_blocks_network_and_processes(program: str) -> None:
     sandbox = Sandbox(mode="host")
@@ -190,3 +191,25 @@ def test_breach_detector_fires_when_an_attempt_succeeds(pool) -> None:
     verifier_pool, _, _ = pool
     score = verifier_pool.verify_batch([(f"```python\n{breach('ok = True')}\n```", _problem("canary"))])[0]
     assert score.status == "correct"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the uid switch only exists when the verifier runs as root")
+def test_host_mode_as_root_never_runs_the_program_as_root() -> None:
+    """Without bwrap, root's programs still drop to the sandbox uid (else `os.kill(-1, 9)` ends the machine)."""
+    sandbox = Sandbox(mode="host")
+    try:
+        result = sandbox.run("import os\nassert os.getuid() >= %d and os.getgid() >= %d" % (SANDBOX_UID_BASE, SANDBOX_UID_BASE))
+    finally:
+        sandbox.close()
+    assert result.status == "passed", result.output
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the refusal only applies when the verifier runs as root")
+def test_host_mode_as_root_refuses_when_no_interpreter_can_drop_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail closed: with no interpreter the sandbox uid can run, programs are refused, not run as root."""
+    import rlvr_core.verifiers.sandbox as sandbox_module
+
+    monkeypatch.setattr(sandbox_module, "_host_interpreter", lambda: None)
+    sandbox = Sandbox(mode="host")
+    result = sandbox.run(GOOD + "\nassert add(1, 2) == 3")
+    assert result.status == "error" and "apt-get install bubblewrap" in result.output
