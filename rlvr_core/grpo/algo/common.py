@@ -58,5 +58,11 @@ def group_centred(rewards: torch.Tensor) -> torch.Tensor:
 
 
 def group_zscored(rewards: torch.Tensor) -> torch.Tensor:
-    """(r - mean) / (std + EPS) per group [P, G]; a constant group gives zeros."""
-    return group_centred(rewards) / (rewards.std(dim=1, keepdim=True, unbiased=False) + EPS)
+    """(r - mean) / (std + EPS) per group [P, G]; a constant group gives zeros.
+
+    Computed in float64: when a group's rewards nearly tie, dividing by their
+    tiny std would magnify float32 rounding of the mean into advantages whose
+    group sum is visibly non-zero (a bias toward one side of the update).
+    """
+    r = rewards.double()
+    return (group_centred(r) / (r.std(dim=1, keepdim=True, unbiased=False) + EPS)).to(rewards.dtype)
