@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class Section(BaseModel):
@@ -23,7 +23,7 @@ class RunConfig(Section):
 
     name: str = Field("experiment", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
                       description="Run-name stem; the run folder is `<runs_dir>/<name>_<YYYYMMDD-HHMMSS>`.")
-    runs_dir: str = Field("./.rlvr/runs", description="Directory or URI under which run folders are created.")
+    runs_dir: str = Field("./.rlvr/runs", description="Local (or shared-filesystem) directory under which run folders are created.")
     seed: int = Field(0, ge=0, description="Seed for data order, sampling and initialisation.")
 
 
@@ -46,10 +46,23 @@ class ModelConfig(Section):
 class DatasetSpec(Section):
     """One dataset in a training mixture."""
 
-    name: str = Field(..., description="Registry name: gsm8k, math, mbpp, rlvr-ifeval, if-multi-constraints, ifbench, arith.")
+    name: str = Field(..., description="Registry name (`rlvr_core.data.registry`), optionally `name:config`: "
+                                       "openai/gsm8k, EleutherAI/hendrycks_math, google-research-datasets/mbpp, "
+                                       "allenai/RLVR-IFeval, allenai/IF_multi_constraints_upto5, "
+                                       "allenai/IFBench_test, arith.")
     split: str = Field("train", description="Split to read.")
     weight: float = Field(1.0, gt=0, description="Relative sampling weight when `data.mixing` is `weighted`.")
     limit: int | None = Field(None, ge=1, description="Use at most this many rows (None: all).")
+
+    @model_validator(mode="after")
+    def validate_dataset_exists(self) -> DatasetSpec:
+        """A typo in a dataset name or split fails at load, not after a GPU node has started."""
+        from rlvr_core.data.registry import resolve
+
+        source = resolve(self.name).source  # raises with the list of known names
+        if self.split not in source.splits:
+            raise ValueError(f"dataset {self.name!r} has no split {self.split!r}. Fix: use one of {list(source.splits)}")
+        return self
 
 
 class DataConfig(Section):

@@ -116,3 +116,13 @@ def test_config_hash_is_stable_and_sensitive() -> None:
     base = load_config("tiny-arith")
     assert base.config_hash() == load_config("tiny-arith").config_hash()
     assert base.config_hash() != load_config("tiny-arith", ["training.max_steps=3"]).config_hash()
+
+
+def test_unknown_dataset_name_lists_the_registered_ones() -> None:
+    with pytest.raises(ConfigError, match=r"  data\.train\.0: unknown dataset 'gsm8k'\. Fix: use one of \[.*'openai/gsm8k'"):
+        load_config("tiny-arith", ["data.train=[{name: gsm8k}]"])
+
+
+def test_split_the_dataset_lacks_lists_its_splits() -> None:
+    with pytest.raises(ConfigError, match=r"dataset 'openai/gsm8k' has no split 'validation'\. Fix: use one of \['train', 'test'\]"):
+        load_config("tiny-arith", ["data.train=[{name: openai/gsm8k, split: validation}]"])
