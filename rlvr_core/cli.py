@@ -13,7 +13,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("rlvr_core.config.__main__", "validate configs, list fields"),
     "train": ("rlvr_core.grpo.train", "GRPO training from a config"),
     "eval": ("rlvr_core.evaluation.__main__", "evaluate a model or checkpoint on a benchmark"),
-    "report": ("rlvr_core.reports", "rebuild report tables for run or eval folders"),
+    "report": ("rlvr_core.reports.__main__", "rebuild report tables for run or eval folders"),
     "serve": ("rlvr_core.serve", "serve a model behind an OpenAI-compatible API"),
     "tiny-model": ("rlvr_core.models.__main__", "build the offline tiny model into the store"),
 }

@@ -1,20 +1,24 @@
 """Run a long command (training) as its own process group that never outlives its owner.
 
-Why a process group plus a watchdog: training spawns children (verifier pools,
-Ray workers). Killing only the direct child leaves those running and holding
+Why: training spawns children (verifier pools, a Ray raylet, Ray worker
+processes). Killing only the direct child leaves those running and holding
 GPUs. The command therefore starts in a new session (`start_new_session=True`)
-so one `killpg` reaches all of it, and it starts *through this module's
-watchdog* (`python -m rlvr_core.procgroup --owner PID -- CMD...`), which is
-the group leader: when the owner dies without cleaning up (SIGKILL of a
-cancelled flow run, an OOM kill), the watchdog notices within a second and
-kills the group. An owner that exits normally or raises kills the group
-itself (`ProcessGroup.__exit__`).
+*through this module's watchdog* (`python -m rlvr_core.procgroup --owner PID
+-- CMD...`), the session's leader and a child subreaper, which kills every
+descendant — including Ray workers that moved to their own process group and
+daemons orphaned by a crashed trainer — when
+- the owner dies without cleaning up (SIGKILL of a cancelled flow run, an OOM
+  kill): the watchdog notices within a second;
+- the owner asks (`ProcessGroup.kill`, run on exit of the `with` block, so an
+  exception or a cancellation signal in the owner ends training);
+- the command itself exits, leaving stragglers behind.
 
 Standard library only; no Prefect here.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -74,12 +78,18 @@ class ProcessGroup:
         return self.proc.wait()
 
     def kill(self) -> None:
-        """SIGTERM the whole group, then SIGKILL whatever is left after `grace_s`."""
+        """Ask the watchdog to end the command and everything it started; SIGKILL the group if it cannot."""
         if self.proc is None:
             return
-        kill_group(self.pgid, self.grace_s)
         if self.proc.poll() is None:
-            self.proc.wait()
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=self.grace_s + 15)
+            except subprocess.TimeoutExpired:
+                kill_group(self.pgid, 0)
+                self.proc.wait()
+        if group_alive(self.pgid):
+            kill_group(self.pgid, self.grace_s)
         if self.proc.stdout is not None:
             self.proc.stdout.close()
 
@@ -135,11 +145,12 @@ def kill_group(pgid: int, grace_s: float) -> None:
 
 
 def _watchdog_main(argv: list[str]) -> int:
-    """Group leader: run the command, forward SIGTERM, and kill the group when the owner dies."""
+    """Run the command; when it ends, is told to stop, or the owner dies, kill everything it started."""
     if len(argv) < 4 or argv[0] != "--owner" or argv[2] != "--":
         print("usage: python -m rlvr_core.procgroup --owner PID -- COMMAND [ARGS...]", file=sys.stderr)
         return 2
     owner = int(argv[1])
+    _become_subreaper()
     child = subprocess.Popen(argv[3:])
     stop = threading.Event()
 
@@ -148,26 +159,86 @@ def _watchdog_main(argv: list[str]) -> int:
 
     signal.signal(signal.SIGTERM, on_term)
     signal.signal(signal.SIGINT, on_term)
-    while child.poll() is None:
-        # An owner that died (even one not yet reaped) no longer is our parent.
-        if stop.wait(POLL_S) or os.getppid() != owner:
-            _terminate_own_group(child)
-            break
+    # An owner that died (even one not yet reaped) no longer is our parent.
+    while child.poll() is None and not stop.wait(POLL_S) and os.getppid() == owner:
+        _reap_orphans(child.pid)
+    _kill_descendants(grace_s=10.0 if child.poll() is None else 3.0)
     status = child.wait()
     return 128 - status if status < 0 else status  # shell convention for a signal
 
 
-def _terminate_own_group(child: subprocess.Popen[bytes]) -> None:
-    """Kill every other member of this group; the watchdog survives to report the exit status."""
+def _become_subreaper() -> None:
+    """Orphaned descendants (a Ray raylet whose driver crashed) are re-parented to us, not to init,
+    so `_kill_descendants` still finds them; processes that leave the group (Ray workers call
+    setpgid) are found through the parent tree instead. Linux only; elsewhere only the group is killed."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    pr_set_child_subreaper = 36
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_child_subreaper, 1, 0, 0, 0)
+
+
+def _kill_descendants(grace_s: float) -> None:
+    """SIGTERM every descendant (with the subreaper, that includes every member of our group), then
+    SIGKILL what is left after `grace_s`."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    pgid = os.getpgrp()
-    os.killpg(pgid, signal.SIGTERM)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and group_alive(pgid, exclude=os.getpid()):
-        child.poll()
-        time.sleep(0.1)
-    if group_alive(pgid, exclude=os.getpid()):
-        os.killpg(pgid, signal.SIGKILL)
+    me, pgid = os.getpid(), os.getpgrp()
+    targets = _descendants(me)
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 2.0)):
+        targets |= _descendants(me)
+        for pid in targets:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            _reap_orphans(None)
+            targets = {pid for pid in targets if _live(pid)}
+            if not targets and not group_alive(pgid, exclude=me):
+                return
+            time.sleep(0.1)
+
+
+def _descendants(root: int) -> set[int]:
+    """Live descendants of `root`, from the parent pids in /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            fields = _stat_fields(int(entry.name))
+            if fields and fields[0] != "Z":
+                children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found: set[int] = set()
+    todo = [root]
+    while todo:
+        for pid in children.get(todo.pop(), []):
+            if pid not in found:
+                found.add(pid)
+                todo.append(pid)
+    return found
+
+
+def _reap_orphans(keep: int | None) -> None:
+    """Wait for exited orphans re-parented to us (a subreaper must), leaving `keep` to its Popen."""
+    for pid in list(Path("/proc").iterdir()):
+        if pid.name.isdigit() and int(pid.name) != keep:
+            fields = _stat_fields(int(pid.name))
+            if fields and fields[0] == "Z" and int(fields[1]) == os.getpid():
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(int(pid.name), os.WNOHANG)
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """[state, ppid, pgrp, ...] of a process, or None if it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rfind(")") + 2:].split()
+
+
+def _live(pid: int) -> bool:
+    fields = _stat_fields(pid)
+    return fields is not None and fields[0] != "Z"
 
 
 if __name__ == "__main__":
