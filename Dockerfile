@@ -1,7 +1,7 @@
 # GPU-node image: the project with the `gpu` extra (vLLM) on a CUDA runtime.
 # Build:  docker build -t rlvr-pipeline:gpu .
 # Run a worker on a node:  docker run --gpus all --network host -e PREFECT_API_URL=... rlvr-pipeline:gpu \
-#            prefect worker start --pool gpu-pool
+#            prefect worker start --pool rlvr-gpu
 FROM nvidia/cuda:12.8.1-cudnn-runtime-ubuntu24.04
 
 ENV DEBIAN_FRONTEND=noninteractive \
@@ -13,7 +13,7 @@ ENV DEBIAN_FRONTEND=noninteractive \
     PATH=/opt/venv/bin:$PATH
 
 RUN apt-get update \
- && apt-get install -y --no-install-recommends software-properties-common git ca-certificates util-linux \
+ && apt-get install -y --no-install-recommends software-properties-common git ca-certificates util-linux bubblewrap \
  && add-apt-repository -y ppa:deadsnakes/ppa \
  && apt-get install -y --no-install-recommends python3.11 python3.11-venv python3.11-dev build-essential \
  && rm -rf /var/lib/apt/lists/* \
@@ -31,5 +31,6 @@ COPY . .
 RUN pip install --no-deps -e . \
  && python -c "import rlvr_core, flows, tasks, vllm, torch; print('torch', torch.__version__, 'vllm', vllm.__version__)"
 
+# bubblewrap gives the code sandbox its pid/net/mount namespaces (without it the sandbox falls back to host mode).
 # Evaluation settings are enforced by the runner; the image only makes sure the GPU stack is present.
-CMD ["prefect", "worker", "start", "--pool", "gpu-pool", "--type", "process"]
+CMD ["prefect", "worker", "start", "--pool", "rlvr-gpu", "--type", "process"]
