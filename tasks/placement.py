@@ -45,6 +45,7 @@ def run_placed(task: Task[..., Any], calls: Sequence[dict[str, Any]], *, num_gpu
     from prefect_ray.context import remote_options
 
     with RayTaskRunner(address=address, init_kwargs={"runtime_env": {"env_vars": _prefect_client_env()}}) as runner:
+        _check_cluster(address, num_gpus)
         with remote_options(num_gpus=num_gpus, num_cpus=num_cpus):
             futures = [runner.submit(task, dict(call)) for call in calls]
         for future in futures:
@@ -52,6 +53,27 @@ def run_placed(task: Task[..., Any], calls: Sequence[dict[str, Any]], *, num_gpu
             if on_result:
                 on_result(len(results))
     return results
+
+
+def _check_cluster(address: str, num_gpus: float) -> None:
+    """Fail now, with the fix, where Ray would otherwise queue the tasks forever.
+
+    RayTaskRunner silently reuses a Ray connection this process already holds,
+    whatever `address` says; and a task asking for a GPU on a cluster without
+    one never starts.
+    """
+    import ray
+
+    connected = ray.get_runtime_context().gcs_address
+    wanted = address.removeprefix("ray://")
+    if address != "auto" and not address.startswith("ray://") and connected != wanted:
+        raise RuntimeError(f"this process is already connected to the Ray cluster at {connected}, not {address}; "
+                           f"tasks would run there. Fix: ray.shutdown() first, or set {RAY_ADDRESS_ENV}={connected}")
+    gpus = ray.cluster_resources().get("GPU", 0)
+    if num_gpus > gpus:
+        raise RuntimeError(f"the Ray cluster at {connected} has {gpus:g} GPU(s) in all, so tasks asking for "
+                           f"{num_gpus:g} would wait forever. Fix: join GPU nodes (`ray start --address=... "
+                           f"--num-gpus=N`), or run without {RAY_ADDRESS_ENV} to evaluate on this node")
 
 
 def _prefect_client_env() -> dict[str, str]:

@@ -46,15 +46,16 @@ def test_local_slots_hand_out_each_gpu_once(tmp_path: Path) -> None:
 def two_node_cluster():
     from ray.cluster_utils import Cluster
 
+    import ray
+
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    ray.shutdown()  # a connection left by other tests (the GRPO session cluster) would take our tasks
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "num_gpus": 2})
     cluster.add_node(num_cpus=1, num_gpus=2)
     cluster.wait_for_nodes()
     try:
         yield cluster
     finally:
-        import ray
-
         ray.shutdown()
         cluster.shutdown()
 
@@ -78,3 +79,23 @@ def test_four_evals_get_four_distinct_gpus_and_a_fifth_waits(prefect_harness: st
     for a, b in itertools.combinations(runs, 2):
         overlap = a["start"] < b["end"] and b["start"] < a["end"]
         assert not (overlap and (a["node_id"], a["cuda_visible_devices"]) == (b["node_id"], b["cuda_visible_devices"]))
+
+
+@pytest.mark.slow
+def test_a_cluster_without_gpus_is_refused_instead_of_waiting_forever(prefect_harness: str) -> None:
+    import ray
+    from prefect import flow
+
+    from tasks.placement import placement_probe, run_placed
+
+    ray.shutdown()
+    ray.init(address="local", num_cpus=1, num_gpus=0, include_dashboard=False)
+    try:
+        @flow
+        def place_one() -> list[dict]:
+            return run_placed(placement_probe, [{"hold_s": 0.0}], num_gpus=1, num_cpus=0.25, address="auto")
+
+        with pytest.raises(RuntimeError, match=r"has 0 GPU\(s\) in all, so tasks asking for 1 would wait forever"):
+            place_one()
+    finally:
+        ray.shutdown()
