@@ -55,3 +55,53 @@ def sentence_balance(text: str) -> bool:
     sentences = split_sentences(text)
     counts = [sum(s.endswith(end) for s in sentences) for end in ".?!"]
     return counts[0] == counts[1] == counts[2]
+
+
+_REQUIRED_MARKS = set(".,!?;:")
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+@constraint("count:punctuation")
+def punctuation(text: str) -> bool:
+    """An interrobang ("?!", "!?" or "‽") plus each of . , ! ? ; : elsewhere (one "?!"/"!?" is spent
+    on the interrobang and does not count as "!" or "?")."""
+    if not any(mark in text for mark in ("?!", "!?", "‽")):
+        return False
+    rest = text.replace("?!", "", 1) if "?!" in text else text.replace("!?", "", 1)
+    return _REQUIRED_MARKS <= set(rest)
+
+
+@constraint("count:keywords_multiple")
+def keywords_multiple(
+    text: str, keyword1: str, keyword2: str, keyword3: str, keyword4: str, keyword5: str
+) -> bool:
+    """keyword1..keyword5 occur exactly 1, 2, 3, 5 and 7 times as whole words, case-insensitive."""
+    wanted = zip((keyword1, keyword2, keyword3, keyword4, keyword5), (1, 2, 3, 5, 7))
+    return all(
+        len(re.findall(rf"\b{re.escape(str(keyword).strip())}\b", text, flags=re.IGNORECASE)) == count
+        for keyword, count in wanted
+    )
+
+
+@constraint("count:words_japanese")
+def words_japanese(text: str, N: int) -> bool:
+    """Every N-th whitespace token (outer punctuation stripped; empty or all-digit tokens exempt)
+    contains a kana or CJK ideograph."""
+    n = int(N)
+    if n < 1:
+        raise ValueError(f"N must be >= 1, got {N!r}")
+    for position, token in enumerate(text.split(), start=1):
+        token = token.strip(_PUNCT + " ")
+        if position % n == 0 and token and not token.isdigit() and not _JAPANESE.search(token):
+            return False
+    return True
+
+
+@constraint("ratio:sentence_words")
+def sentence_words(text: str) -> bool:
+    """Exactly three sentences of equal character length, no word (lowercased, punctuation deleted) repeated."""
+    sentences = split_sentences(text)
+    if len(sentences) != 3 or len({len(s.strip()) for s in sentences}) != 1:
+        return False
+    tokens = " ".join(sentences).lower().translate(str.maketrans("", "", _PUNCT)).split()
+    return len(tokens) == len(set(tokens))
