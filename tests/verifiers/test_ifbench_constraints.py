@@ -42,6 +42,19 @@ _AFRICA = "\n".join(["Zimbabwe", "Zambia", "Uganda", "Tunisia", "Togo", "Tanzani
         ("words:no_consecutive", "This shouldn't succeed.", {}, False),
         ("words:repeats", "This is one. This is two. This is three.", {"small_n": 3}, True),
         ("words:repeats", "This is one. This is two. This is three.", {"small_n": 2}, False),
+        ("words:alphabet", "Apples 42 bloom", {}, False),  # a number is a word and breaks the chain
+        ("words:alphabet", "1 apples", {}, False),
+        ("words:alphabet", "Apples, ... bloom", {}, True),  # an all-punctuation token is deleted, not a word
+        ("words:vowel", "AUDIO aid", {}, False),  # uppercase vowels count
+        ("words:vowel", "Banana papa\n\nAha", {}, False),  # more than one paragraph
+        ("words:vowel", "\n  Banana papa  \n", {}, True),  # outer whitespace is stripped first
+        ("words:consonants", "crisp 42 blunt", {}, False),  # a number has no consonant cluster
+        ("words:consonants", "", {}, True),
+        ("count:conjunctions", "And we rested, and then left.", {"small_n": 2}, True),  # raw tokens differ
+        ("count:conjunctions", "and and and", {"small_n": 2}, False),
+        ("count:person_names", "Leonardo", {"N": 1}, False),  # whole words only
+        ("count:person_names", "Leo2 and leo", {"N": 1}, False),
+        ("count:person_names", "Chloe, Owen and Grace.", {"N": 3}, True),
         ("count:punctuation", "All the punctuation marks: . , ! ? ; : !?", {}, True),
         ("count:punctuation", "Some punctuation.,?!", {}, False),
         ("count:punctuation", "Wait‽ Yes, really: fine; ok. Why? Wow!", {}, True),

@@ -12,9 +12,12 @@ _PUNCT = string.punctuation
 _CONJUNCTIONS = {"and", "but", "for", "nor", "or", "so", "yet"}
 _PERSON_NAMES = (
     "Emma Liam Sophia Jackson Olivia Noah Ava Lucas Isabella Mason Mia Ethan Charlotte Alexander Amelia Benjamin "
-    "Harper Leo Zoe Daniel Layla Nicholas Audrey David Hannah Christopher Penelope Thomas Nora Andrew Aria Joseph "
-    "Claire Ryan Stella Jonathan"
+    "Harper Leo Zoe Daniel Chloe Samuel Lily Matthew Grace Owen Abigail Gabriel Ella Jacob Scarlett Nathan Victoria "
+    "Elijah Layla Nicholas Audrey David Hannah Christopher Penelope Thomas Nora Andrew Aria Joseph Claire Ryan Stella "
+    "Jonathan"
 ).split()
+# Case-sensitive, whole word (Unicode \b): "Leo" is not found in "Leonardo", "LEO" or "Leo2", but is in "Leo's".
+_NAME_PATTERNS = [re.compile(rf"\b{re.escape(name)}\b") for name in _PERSON_NAMES]
 
 
 @constraint("count:word_count_range")
@@ -29,13 +32,18 @@ def unique_word_count(text: str, N: int) -> bool:
 
 @constraint("count:conjunctions")
 def conjunctions(text: str, small_n: int) -> bool:
-    found = {w.strip(_PUNCT + " ").lower() for w in text.split()} & _CONJUNCTIONS
+    """At least small_n distinct whitespace tokens that are a coordinating conjunction once outer
+    punctuation is stripped and case folded. Distinctness is on the raw token, as in the reference,
+    so "and", "And" and "and," count as three."""
+    found = {w for w in text.split() if w.strip(_PUNCT + " ").lower() in _CONJUNCTIONS}
     return len(found) >= int(small_n)
 
 
 @constraint("count:person_names")
 def person_names(text: str, N: int) -> bool:
-    return sum(1 for name in _PERSON_NAMES if name in text) >= int(N)
+    """At least N different names from the reference's list of 50, each matched case-sensitively as a
+    whole word (so "Leonardo" does not count as "Leo")."""
+    return sum(1 for pattern in _NAME_PATTERNS if pattern.search(text)) >= int(N)
 
 
 @constraint("count:numbers")

@@ -9,42 +9,42 @@ from rlvr_core.verifiers.ifbench.registry import constraint
 from rlvr_core.verifiers.ifeval.text import split_sentences
 
 _CONSONANTS = set("bcdfghjklmnpqrstvwxyz")
+_STRIP = string.punctuation + " "
+_NO_PUNCT = str.maketrans("", "", string.punctuation)
 
 
 @constraint("words:alphabet")
 def alphabet(text: str) -> bool:
-    """Each word starts with the letter after the previous word's, Z wrapping to A."""
-    tokens = [w for w in text.translate(str.maketrans("", "", string.punctuation)).split()
-              if any(c in string.ascii_lowercase for c in w.lower())]
+    """Each whitespace token (ASCII punctuation deleted) starts with the letter after the previous
+    token's, Z wrapping to A. The first token must start with a letter; every token counts, so one
+    starting with a digit or other non-letter ("42", "—") fails the chain. Empty text fails."""
+    tokens = text.translate(_NO_PUNCT).split()
     if not tokens or tokens[0][0].lower() not in string.ascii_lowercase:
         return False
     letter = tokens[0][0].lower()
     for word in tokens[1:]:
         letter = string.ascii_lowercase[(string.ascii_lowercase.index(letter) + 1) % 26]
-        if word[0].lower() != letter:
+        if word.lower()[0] != letter:
             return False
     return True
 
 
 @constraint("words:vowel")
 def vowel(text: str) -> bool:
-    """At most three different (lowercase) vowels in the whole response."""
-    return len(set(text) & set("aeiou")) <= 3
+    """A single paragraph (no newline left after stripping outer whitespace) using at most three
+    different vowels, case-insensitive ("A" and "a" are one vowel)."""
+    paragraphs = text.strip().split("\n")
+    return len(paragraphs) == 1 and len(set(paragraphs[0].lower()) & set("aeiou")) <= 3
 
 
 @constraint("words:consonants")
 def consonants(text: str) -> bool:
-    """Every word with a letter has two consonants in a row."""
-    for word in text.lower().split():
-        if not any(c in string.ascii_lowercase for c in word):
-            continue
-        if not any(a in _CONSONANTS and b in _CONSONANTS for a, b in zip(word, word[1:])):
-            return False
-    return True
-
-
-_STRIP = string.punctuation + " "
-_NO_PUNCT = str.maketrans("", "", string.punctuation)
+    """Every whitespace token (lowercased, punctuation kept) has two ASCII consonants in a row; a token
+    without one, including a number or a lone symbol ("123", "&"), fails."""
+    return all(
+        any(a in _CONSONANTS and b in _CONSONANTS for a, b in zip(word, word[1:]))
+        for word in text.lower().split()
+    )
 
 
 def split_words(text: str) -> list[str]:
