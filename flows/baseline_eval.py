@@ -23,8 +23,8 @@ STANDARD_BENCHMARKS = ["gsm8k", "math", "ifeval", "mbpp"]
 @flow(name="baseline-eval", log_prints=True)
 def baseline_eval(config: str = "gsm8k", models: list[str] | None = None, benchmarks: list[str] | None = None,
                   limit: int | None = None, evals_root: str = ".rlvr/baselines",
-                  backend: str = "hf") -> dict[str, dict[str, Any]]:
-    """Summaries per model and benchmark; models default to the config's `evaluation.baseline_models`."""
+                  backend: str | None = None) -> dict[str, dict[str, Any]]:
+    """Summaries per model and benchmark; models and backend default to the config's `evaluation` section."""
     from rlvr_core.config import load_config
 
     cfg = load_config(config)
@@ -34,6 +34,7 @@ def baseline_eval(config: str = "gsm8k", models: list[str] | None = None, benchm
                          f"or add them to the config")
     benchmarks = benchmarks or STANDARD_BENCHMARKS
     discover_gpus()
+    backend = backend or cfg.evaluation.backend  # vLLM on GPU configs, hf for the CPU demo
     results = {model: eval_checkpoint(model, benchmarks, limit=limit, backend=backend, store_root=cfg.storage.root,
                                       evals_root=str(Path(evals_root) / _slug(model)))
                for model in models}
