@@ -65,8 +65,8 @@ def _check_cluster(address: str, num_gpus: float) -> None:
     import ray
 
     connected = ray.get_runtime_context().gcs_address
-    wanted = address.removeprefix("ray://")
-    if address != "auto" and not address.startswith("ray://") and connected != wanted:
+    # `auto` and Ray Client (`ray://`) addresses do not name the GCS, so only host:port is compared.
+    if address != "auto" and not address.startswith("ray://") and connected != address:
         raise RuntimeError(f"this process is already connected to the Ray cluster at {connected}, not {address}; "
                            f"tasks would run there. Fix: ray.shutdown() first, or set {RAY_ADDRESS_ENV}={connected}")
     gpus = ray.cluster_resources().get("GPU", 0)
