@@ -162,8 +162,12 @@ def _watchdog_main(argv: list[str]) -> int:
     # An owner that died (even one not yet reaped) no longer is our parent.
     while child.poll() is None and not stop.wait(POLL_S) and os.getppid() == owner:
         _reap_orphans(child.pid)
-    _kill_descendants(grace_s=10.0 if child.poll() is None else 3.0)
+    interrupted = child.poll() is None
+    _kill_descendants(grace_s=10.0 if interrupted else 3.0, keep=child.pid)
     status = child.wait()
+    if interrupted:
+        # Stopped from outside: never report success, even if the command exited 0 on SIGTERM.
+        return 128 + signal.SIGTERM
     return 128 - status if status < 0 else status  # shell convention for a signal
 
 
@@ -179,9 +183,10 @@ def _become_subreaper() -> None:
     ctypes.CDLL(None, use_errno=True).prctl(pr_set_child_subreaper, 1, 0, 0, 0)
 
 
-def _kill_descendants(grace_s: float) -> None:
+def _kill_descendants(grace_s: float, keep: int) -> None:
     """SIGTERM every descendant (with the subreaper, that includes every member of our group), then
-    SIGKILL what is left after `grace_s`."""
+    SIGKILL what is left after `grace_s`. `keep` (the command) is left for its Popen to reap, so
+    its exit status is not lost."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     me, pgid = os.getpid(), os.getpgrp()
     targets = _descendants(me)
@@ -192,7 +197,7 @@ def _kill_descendants(grace_s: float) -> None:
                 os.kill(pid, sig)
         deadline = time.monotonic() + wait_s
         while time.monotonic() < deadline:
-            _reap_orphans(None)
+            _reap_orphans(keep)
             targets = {pid for pid in targets if _live(pid)}
             if not targets and not group_alive(pgid, exclude=me):
                 return

@@ -50,6 +50,24 @@ def test_an_error_in_the_owner_kills_the_whole_group() -> None:
     assert not Path(f"/proc/{grandchild}").exists() or "Z" in Path(f"/proc/{grandchild}/stat").read_text().split()[2]
 
 
+def test_a_command_stopped_from_outside_never_reports_success() -> None:
+    """A cancelled training must not look finished: the watchdog's status says it was terminated."""
+    quiet_on_term = ("import signal, sys, time\n"
+                     "signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))\n"
+                     "print('ready', flush=True)\n"
+                     "time.sleep(120)\n")
+    group = ProcessGroup([sys.executable, "-c", quiet_on_term]).start()
+    assert next(group.lines()) == "ready"
+    group.kill()
+    assert group.wait() == 128 + signal.SIGTERM
+
+
+def test_a_command_killed_by_a_signal_reports_it() -> None:
+    with ProcessGroup([sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"]) as group:
+        status = group.wait()
+    assert status == 128 + signal.SIGKILL  # the shell's convention, as the watchdog reports it
+
+
 @pytest.mark.slow
 def test_sigkill_of_the_owner_kills_the_group_through_the_watchdog(tmp_path: Path) -> None:
     owner_script = tmp_path / "owner.py"
