@@ -81,3 +81,32 @@ def test_language_detection_is_deterministic() -> None:
     first = detect_language(text)
     detect_language.cache_clear()
     assert detect_language(text) == first
+
+
+def test_check_each_keeps_ground_truth_faults_apart_from_failures() -> None:
+    from rlvr_core.verifiers.ifeval import check_each
+
+    outcomes = check_each(
+        "some text",
+        [
+            ("nonexistent:thing", {}),
+            ("keywords:existence", {"wrong_arg": 1}),
+            ("length_constraints:number_words", {"num_words": 3, "relation": "roughly"}),
+            ("length_constraints:number_words", {"num_words": "many", "relation": "at least"}),
+            ("punctuation:no_comma", {}),
+        ],
+        INSTRUCTIONS,
+    )
+    assert [o.met for o in outcomes] == [False, False, False, False, True]
+    assert "unknown instruction id 'nonexistent:thing'" in outcomes[0].fault
+    assert "bad kwargs" in outcomes[1].fault
+    assert "unknown relation 'roughly'" in outcomes[2].fault
+    assert "num_words='many' is not a whole number" in outcomes[3].fault
+    assert not outcomes[4].fault and not any(o.crash for o in outcomes)
+
+
+def test_check_all_still_raises_on_bad_ground_truth() -> None:
+    with pytest.raises(KeyError, match="nonexistent:thing"):
+        check_all("text", [("nonexistent:thing", {})], INSTRUCTIONS)
+    with pytest.raises(ValueError, match="unknown relation 'roughly'"):
+        check_all("text", [("length_constraints:number_words", {"num_words": 3, "relation": "roughly"})], INSTRUCTIONS)

@@ -1,26 +1,48 @@
-"""detectable_content:*, startend:*, punctuation:* and combination:* instructions."""
+"""detectable_content:*, startend:*, punctuation:* and combination:* instructions.
+
+The reference finds placeholders with `\\[.*?\\]` and postscripts with a
+pattern that starts `\\s*`; on a long line of "[" or of spaces both take
+quadratic time. The scans here give the same answers in linear time.
+"""
 
 from __future__ import annotations
 
 import re
 
-from rlvr_core.verifiers.ifeval.registry import instruction
+from rlvr_core.verifiers.ifeval.registry import as_int, instruction
+
+_PPS = re.compile(r"p\.\s?p\.\s?s")
+_PS = re.compile(r"p\.\s?s\.")
+
+
+def count_placeholders(text: str) -> int:
+    """Non-overlapping "[...]" within one line, each closed by the first "]" after its "[" (as `\\[.*?\\]`)."""
+    count = 0
+    for line in text.split("\n"):
+        start = 0
+        while (opening := line.find("[", start)) >= 0:
+            closing = line.find("]", opening + 1)
+            if closing < 0:
+                break  # no later "[" on this line can close either
+            count += 1
+            start = closing + 1
+    return count
 
 
 @instruction("detectable_content:number_placeholders")
 def number_placeholders(text: str, num_placeholders: int) -> bool:
-    return len(re.findall(r"\[.*?\]", text)) >= int(num_placeholders)
+    return count_placeholders(text) >= as_int(num_placeholders, "num_placeholders")
 
 
 @instruction("detectable_content:postscript")
 def postscript(text: str, postscript_marker: str) -> bool:
-    if postscript_marker == "P.P.S":
-        pattern = r"\s*p\.\s?p\.\s?s.*$"
-    elif postscript_marker == "P.S.":
-        pattern = r"\s*p\.\s?s\..*$"
-    else:
-        pattern = r"\s*" + re.escape(postscript_marker.lower()) + r".*$"
-    return bool(re.findall(pattern, text.lower(), flags=re.MULTILINE))
+    """The marker anywhere, case-insensitive ("P.S." also as "p. s.", "P.P.S" also as "p. p. s")."""
+    marker, lowered = postscript_marker.strip(), text.lower()
+    if marker == "P.P.S":
+        return _PPS.search(lowered) is not None
+    if marker == "P.S.":
+        return _PS.search(lowered) is not None
+    return marker.lower() in lowered
 
 
 @instruction("startend:end_checker")

@@ -1,20 +1,32 @@
-"""detectable_format:* instructions."""
+"""detectable_format:* instructions.
+
+Bullets and titles give the reference's answers, but in linear time: its
+`^\\s*\\*` crosses blank lines and `<<[^\\n]+>>` rescans a line from every
+"<<", both quadratic on a long run of newlines or "<".
+"""
 
 from __future__ import annotations
 
 import json
 import re
 
-from rlvr_core.verifiers.ifeval.registry import instruction
+from rlvr_core.verifiers.ifeval.registry import as_int, instruction
 
 _YES_NO_MAYBE = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
+# The reference's `^\s*` may run across blank lines to the marker; starting at
+# the marker's own line instead finds the same matches, each ending where it did.
+_STAR_BULLET = re.compile(r"^[^\S\n]*\*[^\*].*$", re.MULTILINE)
+_DASH_BULLET = re.compile(r"^[^\S\n]*-.*$", re.MULTILINE)
+
+
+def count_bullets(text: str) -> int:
+    """Lines starting "* " (not "**") plus lines starting "-", leading whitespace allowed."""
+    return len(_STAR_BULLET.findall(text)) + len(_DASH_BULLET.findall(text))
 
 
 @instruction("detectable_format:number_bullet_lists")
 def number_bullet_lists(text: str, num_bullets: int) -> bool:
-    stars = re.findall(r"^\s*\*[^\*].*$", text, flags=re.MULTILINE)
-    dashes = re.findall(r"^\s*-.*$", text, flags=re.MULTILINE)
-    return len(stars) + len(dashes) == int(num_bullets)
+    return count_bullets(text) == as_int(num_bullets, "num_bullets")
 
 
 @instruction("detectable_format:constrained_response")
@@ -26,13 +38,13 @@ def constrained_response(text: str, options: list[str] | None = None) -> bool:
 def number_highlighted_sections(text: str, num_highlights: int) -> bool:
     single = [h for h in re.findall(r"\*[^\n\*]*\*", text) if h.strip("*").strip()]
     double = [h for h in re.findall(r"\*\*[^\n\*]*\*\*", text) if h.removeprefix("**").removesuffix("**").strip()]
-    return len(single) + len(double) >= int(num_highlights)
+    return len(single) + len(double) >= as_int(num_highlights, "num_highlights")
 
 
 @instruction("detectable_format:multiple_sections")
 def multiple_sections(text: str, section_spliter: str, num_sections: int) -> bool:
-    sections = re.split(r"\s?" + re.escape(section_spliter) + r"\s?\d+\s?", text)
-    return len(sections) - 1 >= int(num_sections)
+    sections = re.split(r"\s?" + re.escape(section_spliter.strip()) + r"\s?\d+\s?", text)
+    return len(sections) - 1 >= as_int(num_sections, "num_sections")
 
 
 @instruction("detectable_format:json_format")
@@ -48,6 +60,17 @@ def json_format(text: str) -> bool:
     return True
 
 
+def titles(text: str) -> list[str]:
+    """What `re.findall(r"<<[^\\n]+>>", text)` finds: per line, from the first "<<" to the last ">>" after it."""
+    found = []
+    for line in text.split("\n"):
+        opening = line.find("<<")
+        closing = line.rfind(">>")
+        if opening >= 0 and closing >= opening + 3:
+            found.append(line[opening : closing + 2])
+    return found
+
+
 @instruction("detectable_format:title")
 def title(text: str) -> bool:
-    return any(t.lstrip("<").rstrip(">").strip() for t in re.findall(r"<<[^\n]+>>", text))
+    return any(t.lstrip("<").rstrip(">").strip() for t in titles(text))

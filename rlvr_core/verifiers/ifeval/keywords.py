@@ -1,10 +1,16 @@
-"""keywords:* instructions (IFEval semantics: case-insensitive)."""
+"""keywords:* instructions (IFEval semantics: case-insensitive).
+
+Deliberate difference from the reference: keywords are matched literally
+(the reference uses them as regexes, so "c++" raises and "a.b" matches
+"axb"). The 541 IFEval prompts have only plain-word keywords, where the two
+agree.
+"""
 
 from __future__ import annotations
 
 import re
 
-from rlvr_core.verifiers.ifeval.registry import compare, instruction
+from rlvr_core.verifiers.ifeval.registry import as_int, compare, instruction
 
 
 @instruction("keywords:existence")
@@ -14,7 +20,8 @@ def existence(text: str, keywords: list[str]) -> bool:
 
 @instruction("keywords:frequency")
 def frequency(text: str, keyword: str, frequency: int, relation: str) -> bool:
-    return compare(len(re.findall(re.escape(keyword), text, re.IGNORECASE)), relation, int(frequency))
+    count = len(re.findall(re.escape(keyword.strip()), text, re.IGNORECASE))
+    return compare(count, relation, as_int(frequency, "frequency"))
 
 
 @instruction("keywords:forbidden_words")
@@ -24,4 +31,5 @@ def forbidden_words(text: str, forbidden_words: list[str]) -> bool:
 
 @instruction("keywords:letter_frequency")
 def letter_frequency(text: str, letter: str, let_frequency: int, let_relation: str) -> bool:
-    return compare(text.lower().count(letter.lower()), let_relation, int(let_frequency))
+    """Counts `letter` as given. (The reference swaps a letter outside a-z, e.g. "#", for a random one.)"""
+    return compare(text.lower().count(letter.lower()), let_relation, as_int(let_frequency, "let_frequency"))

@@ -1,4 +1,9 @@
-"""Offline text helpers: regex sentence and word splitting, deterministic language detection."""
+"""Offline text helpers: regex sentence and word splitting (IFBench's), deterministic language detection.
+
+IFEval's own counts follow its reference implementation and live in
+`splitting.py` (NLTK Punkt and word tokenizer); the regex splitters here are
+kept for the IFBench checks that use them.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,8 @@ _SENTENCE_END = re.compile(
     r"(?<!\b[A-Z])" + "".join(rf"(?<!\b{re.escape(a)})" for a in _ABBREVIATIONS) + r"[.!?]+[\"')\]]*(?=\s+|$)"
 )
 _WORD = re.compile(r"\w+")
+_ASCII_UPPER = re.compile(r"[A-Z]")
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -24,12 +31,6 @@ def split_sentences(text: str) -> list[str]:
     return out + ([tail] if _WORD.search(tail) else [])
 
 
-def count_sentences(text: str) -> int:
-    """Sentences ended by . ! ? (abbreviations like "Dr." and initials do not end one)."""
-    pieces = _SENTENCE_END.split(text)
-    return sum(1 for piece in pieces if _WORD.search(piece))
-
-
 def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
@@ -42,14 +43,19 @@ _ENGLISH_FUNCTION_WORDS = frozenset(
 
 
 def _clearly_english(text: str) -> bool:
-    """Fast path: long ASCII text where >= 35% of words are English function words.
+    """Fast path: long ASCII text, not mostly capitals, where >= 35% of words are English function words.
 
     langdetect costs 5-90 ms a call; prose like this is English to any detector,
-    so only ambiguous or non-English text pays for it.
+    so only ambiguous or non-English text pays for it. Text in capitals is
+    left to langdetect, which often calls English in capitals German or
+    Vietnamese (as the reference then does too).
     """
-    tokens = [w.lower() for w in _WORD.findall(text)]
+    tokens = _WORD.findall(text)
     if len(tokens) < 8 or not text.isascii():
         return False
+    if 2 * len(_ASCII_UPPER.findall(text)) > len(_ASCII_LETTER.findall(text)):
+        return False
+    tokens = [w.lower() for w in tokens]
     return sum(t in _ENGLISH_FUNCTION_WORDS for t in tokens) >= 0.35 * len(tokens)
 
 

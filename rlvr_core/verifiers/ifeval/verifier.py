@@ -7,7 +7,7 @@ from typing import Any
 
 from rlvr_core.data.schema import Problem
 from rlvr_core.verifiers.base import Score
-from rlvr_core.verifiers.ifeval.checks import UnknownInstruction, check_all
+from rlvr_core.verifiers.ifeval.checks import check_each
 from rlvr_core.verifiers.ifeval.parsing import parse_ground_truth
 from rlvr_core.verifiers.ifeval.registry import INSTRUCTIONS
 from rlvr_core.verifiers.reasoning import strip_think
@@ -16,7 +16,13 @@ from rlvr_core.verifiers.reasoning import strip_think
 def score_constraints(
     completion: str, problem: Problem, registry: Mapping[str, Any], all_or_nothing: bool, loose: bool = False
 ) -> Score:
-    """Shared by IFEval (partial credit) and IFBench (all or nothing)."""
+    """Shared by IFEval (partial credit) and IFBench (all or nothing).
+
+    Constraints are checked one at a time: a check that crashes on this
+    response fails its own constraint only (named in the detail). A fault in
+    the ground truth (unparsable, unknown id, bad kwargs) is an error for the
+    whole item, since the row, not the model, needs fixing.
+    """
     try:
         constraints = parse_ground_truth(problem.answer)
     except (ValueError, TypeError) as exc:
@@ -24,13 +30,19 @@ def score_constraints(
     text = strip_think(completion)
     if text is None:
         return Score(0.0, "unparsed", "unterminated <think> block")
-    try:
-        met = check_all(text, constraints, registry, loose=loose)
-    except UnknownInstruction as exc:
-        return Score.error(f"unknown instruction id {exc.args[0]!r}")
-    except (TypeError, ValueError) as exc:
-        return Score.error(f"bad kwargs for problem {problem.id}: {exc}")
-    failed = [cid for (cid, _), ok in zip(constraints, met) if not ok]
+    unknown = [instruction_id for instruction_id, _ in constraints if instruction_id not in registry]
+    if unknown:
+        return Score.error(f"unknown instruction id {unknown[0]!r}")
+    outcomes = check_each(text, constraints, registry, loose=loose)
+    for (instruction_id, _), outcome in zip(constraints, outcomes):
+        if outcome.fault:
+            return Score.error(f"bad kwargs for problem {problem.id}: {instruction_id}: {outcome.fault}")
+    met = [outcome.met for outcome in outcomes]
+    failed = [
+        instruction_id + (f" ({outcome.crash})" if outcome.crash else "")
+        for (instruction_id, _), outcome in zip(constraints, outcomes)
+        if not outcome.met
+    ]
     fraction = sum(met) / len(met)
     reward = float(not failed) if all_or_nothing else fraction
     detail = f"{sum(met)}/{len(met)} met" + (f"; failed: {', '.join(failed)}" if failed else "")
