@@ -1,156 +1,363 @@
-"""Step 2 of math verification: is the extracted answer the gold answer?
+"""Step 2 of math verification: is the extracted answer the gold answer? Exactly.
 
-Cheapest test first, because most answers are decided without sympy:
+`judge(gold, pred)` normalises both (`math_normalize`), compares the strings,
+then the shapes (`math_parse`), then the leaves:
 
-1. normalised strings equal (spacing, `\\dfrac`, `\\left(`, `$`, `\\text{}`
-   units, a leading `x =`, trailing `.`, `^\\circ`, `%`, thousands separators);
-2. both are plain numbers (int, decimal, `a/b`, `\\frac{a}{b}`, percent):
-   equal within a relative 1e-6 (so 3.14 vs 3.14159 is wrong); unequal numbers
-   are final, no symbolic step;
-3. both are tuples or intervals with the same brackets and length: compare
-   element by element with these same rules;
-4. otherwise math-verify's symbolic check (`verify(parse(gold), parse(pred))`),
-   with its own timeout when called on a main thread; elsewhere the hard
-   limit is the `VerifierPool` item timeout.
+- numbers are exact fractions: integers, decimals, `a/b`, `\\frac{a}{b}`,
+  mixed numbers, scientific notation. There is no tolerance: `1000001` is
+  not `1000000`, `0.333` is not 1/3, `0.5` is 1/2 and `1.50` is 3/2. A
+  scientific literal beyond the float range (`1e999`, `-1e400`, `1e309`) is
+  not a number and equals nothing;
+- a decimal with at least 10 significant digits may stand for a fraction or
+  an irrational gold (or be the gold for an exact answer) when every digit
+  it states is right: within one unit of its last digit (`math_symbolic`).
+  Fewer digits could be a lucky rounding, so 3.14 is not pi;
+- a decimal comma ("1000,99", "2,74") is read only when the gold is a single
+  number and there is no space after the comma; a comma in a gold is a list;
+- words compare as words (case aside), choice letters as letters;
+- everything else is proved equal by sympy (`math_symbolic`), or is not.
 
-Normalisation only removes what changes no value; the gold keeps everything a
-human would keep (`\\pi`, `\\sqrt`, interval brackets, signs).
+Shapes: brackets must match (`(1,2]` is not `(1,2)`), tuples are ordered,
+bare lists and sets are unordered (a perfect matching, duplicates ignored), a
+tuple gold accepts a bare list in the same order, a union equals only a union,
+and assignments to several names (`x=1, y=2`) accept their values in order. Equations compare as
+equations: `y = 2` is not `x = 2`; `2x+4y=3` equals `y = -x/2 + 3/4` (one is a
+non-zero multiple of the other); inequalities likewise with a positive
+multiple (`x < 1` equals `-x > -1`). A leading `x =` (or `x \\in`) is dropped
+when the gold is a bare value, and a gold `y = v` accepts a bare `v`, but a
+gold equation that is not an assignment (`a+3z=0`) never equals a bare `0`.
+A gold inequality in one variable equals the same set written as intervals
+(`-2 \\le x \\le 7` and `[-2,7]`); a gold interval needs an interval.
+
+Statuses: "correct", "wrong", "unparsed" (the prediction is empty, too long,
+or not readable as math), "timeout" (sympy ran past the time limit).
 """
 
 from __future__ import annotations
 
 import re
-import threading
+from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from typing import Literal
 
-_UNIT_WORDS = (
-    r"(?:dollars?|cents?|units?|square|cubic|sq|feet|foot|ft|inches|inch|in|yards?|miles?|meters?|metres?|m|cm|mm|km|"
-    r"kg|g|grams?|pounds?|lbs?|ounces?|oz|hours?|hrs?|minutes?|mins?|seconds?|secs?|s|days?|weeks?|months?|years?|"
-    r"degrees?|liters?|litres?|l|ml|gallons?|mph|km/h|people|students|apples|points|percent|times|ways|pages|books)"
+from rlvr_core.verifiers.math_normalize import MAX_ANSWER_CHARS, normalize
+from rlvr_core.verifiers.math_parse import (
+    Assign,
+    Bracketed,
+    Collection,
+    Group,
+    Leaf,
+    Node,
+    Relation,
+    TooComplex,
+    Union,
+    parse,
 )
-_TRAILING_UNITS = re.compile(rf"^(.*?\d)\s*(?:{_UNIT_WORDS}\b\.?\s*)+(?:\^?\{{?[23]\}}?)?$", re.IGNORECASE)
-_TEXT_CMD = re.compile(r"\\(?:text|textbf|mathrm|mbox|mathbf)\s*\{([^{}]*)\}")
-_LEADING_VAR = re.compile(r"^[a-zA-Z](?:_\{?\w+\}?)?\s*=\s*(?=[^=])")
-_THOUSANDS = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
-_FRAC = re.compile(r"^(-?)\\frac\{(-?\d+)\}\{(-?\d+)\}$")
-_SIMPLE_FRAC = re.compile(r"^(-?)\\frac(\d)(\d)$")
-_PLAIN = re.compile(r"^-?(?:\d+(?:\.\d*)?|\.\d+)(?:e-?\d+)?$")
-_SLASH = re.compile(r"^(-?\d+)/(-?\d+)$")
-_REL_TOL = 1e-6
+from rlvr_core.verifiers.math_symbolic import (
+    NotFinite,
+    NotMath,
+    Refused,
+    SymbolicTimeout,
+    decimal_matches,
+    time_limit,
+    to_sympy,
+)
+
+TIME_LIMIT_S = 5.0
+
+_PLAIN = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+_SCIENTIFIC = re.compile(r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))[eE]([+-]?[0-9]+)")
+_LONG_DECIMAL = re.compile(r"-?[0-9]*\.[0-9]+")
+_SLASH = re.compile(r"([+-]?[0-9]+)/([+-]?[0-9]+)")
+_FRAC = re.compile(r"([+-]?)\\frac\{([+-]?[0-9]+)\}\{([+-]?[0-9]+)\}")
+_MIXED = re.compile(r"([+-]?)([0-9]+)\\frac\{([0-9]+)\}\{([0-9]+)\}")
+_MALFORMED_NUMBER = re.compile(r"[-+]?[0-9.,/]+")  # digits and separators only (checked with a digit present)
+_DECIMAL_COMMA = re.compile(r"-?[0-9]+,[0-9]+")
+_RAW_DECIMAL_COMMA = re.compile(r"[0-9],[0-9]")
+_SPLIT_DIGITS = re.compile(r"[0-9] [0-9]")
+_WORD = re.compile(r"[A-Za-z][A-Za-z ]*[A-Za-z]")
+_BRACES = re.compile(r"[{}]")
+_MAX_DIGITS = 4000  # Python refuses to parse longer integers; such an answer is not a number
 
 
-def normalize(answer: str) -> str:
-    """A canonical spelling: same value, fewer ways to write it."""
-    s = answer.strip()
-    s = s.replace("\\$", "").replace("$", "")
-    for token in ("\\left", "\\right", "\\!", "\\,", "\\;", "\\:", "~", "\\displaystyle"):
-        s = s.replace(token, "")
-    s = re.sub(r"(?<!\\)\\ ", " ", s)  # a LaTeX space, but not the row break "\\ "
-    s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("{,}", ",")
-    s = s.replace("^\\circ", "").replace("^{\\circ}", "").replace("\\circ", "").replace("°", "")
-    s = s.replace("\\%", "").replace("%", "")
-    s = s.replace("\\(", "").replace("\\)", "").replace("\\[", "").replace("\\]", "")
-    s = re.sub(r"\\text\s*\{\s*\}", "", s)
-    s = re.sub(r"\\(?:text|mbox|mathrm)\s*\{\s*(?:" + _UNIT_WORDS + r")\s*\}(?:\^\{?[23]\}?)?", "", s, flags=re.IGNORECASE)
-    s = _TEXT_CMD.sub(r"\1", s)
-    s = s.strip().rstrip(".").strip()
-    s = _LEADING_VAR.sub("", s)
-    units = _TRAILING_UNITS.match(s)
-    if units:
-        s = units.group(1)
-    s = re.sub(r"(\\[a-zA-Z]+)\s+(?=[a-zA-Z])", "\\1\x00", s)  # "\pi r" must not become "\pir"
-    s = re.sub(r"\s+", "", s).replace("\x00", " ")
-    if _THOUSANDS.match(s):
-        s = s.replace(",", "")
-    return s
+class _Overflow:
+    """A scientific literal outside the float range: not a number."""
 
 
-def as_number(s: str) -> Fraction | float | None:
-    """The value of a normalised plain number, exact where possible; None if not a number."""
+OVERFLOW = _Overflow()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of one comparison: status is "correct", "wrong", "unparsed" or "timeout"."""
+
+    status: Literal["correct", "wrong", "unparsed", "timeout"]
+    how: str
+
+    @property
+    def equal(self) -> bool:
+        return self.status == "correct"
+
+
+class _Unreadable(Exception):
+    """The prediction (not the gold) cannot be read as math."""
+
+
+def judge(gold: str, pred: str, time_limit_s: float = TIME_LIMIT_S) -> Verdict:
+    """Compare a gold answer and an extracted prediction; never raises on model output."""
+    if len(pred) > MAX_ANSWER_CHARS:
+        return Verdict("unparsed", f"answer longer than {MAX_ANSWER_CHARS} characters")
+    g = normalize(gold)
+    p = normalize(pred)
+    if not p:
+        return Verdict("unparsed", "empty answer")
+    if g == p:
+        return Verdict("correct", "string")
+    g_num, p_num = as_number(g), as_number(p)
+    if isinstance(g_num, Fraction) and isinstance(p_num, Fraction):  # the common case: no parsing, no sympy
+        equal = g_num == p_num or _states_value(p, g_num) or _states_value(g, p_num)
+        return Verdict("correct" if equal else "wrong", "value")
     try:
-        if _PLAIN.match(s):
-            return Fraction(s) if "e" not in s else float(s)
-        match = _SLASH.match(s)
+        with time_limit(time_limit_s):
+            gold_node = parse(g)
+            if isinstance(gold_node, Leaf) and as_number(gold_node.text) is not None:
+                if _DECIMAL_COMMA.fullmatch(p) and _RAW_DECIMAL_COMMA.search(pred):
+                    p = p.replace(",", ".")
+            pred_node = parse(p)
+            if _equal(gold_node, pred_node):
+                return Verdict("correct", _kind(gold_node))
+            return Verdict("wrong", _kind(gold_node))
+    except _Unreadable as exc:
+        return Verdict("unparsed", f"not readable as math ({exc})")
+    except TooComplex as exc:
+        return Verdict("wrong", f"too complex: {exc}")
+    except SymbolicTimeout:
+        return Verdict("timeout", f"symbolic comparison exceeded {time_limit_s:g}s of CPU time")
+    except RecursionError:
+        return Verdict("wrong", "too deeply nested")
+    except Exception as exc:  # noqa: BLE001 - sympy raises many types on odd input: fail closed
+        return Verdict("wrong", f"not comparable ({type(exc).__name__})")
+
+
+def compare(gold: str, pred: str) -> tuple[bool, str]:
+    """(equal?, which rule decided): the boolean view of `judge`."""
+    verdict = judge(gold, pred)
+    return verdict.equal, verdict.how
+
+
+def as_number(s: str) -> Fraction | _Overflow | None:
+    """The exact value of a normalised plain number; None if not a number, OVERFLOW past the float range."""
+    if len(s) > _MAX_DIGITS:
+        return None
+    try:
+        if _PLAIN.fullmatch(s):
+            return Fraction(s)
+        match = _SCIENTIFIC.fullmatch(s)
+        if match:
+            exponent = int(match.group(2))
+            if abs(exponent) > 308:
+                return OVERFLOW
+            value = Fraction(match.group(1)) * Fraction(10) ** exponent
+            return OVERFLOW if abs(value) > Fraction(1.7976931348623157e308) else value
+        match = _SLASH.fullmatch(s)
         if match:
             return Fraction(int(match.group(1)), int(match.group(2)))
-        match = _FRAC.match(s) or _SIMPLE_FRAC.match(s)
+        match = _FRAC.fullmatch(s)
         if match:
             value = Fraction(int(match.group(2)), int(match.group(3)))
-            return -value if match.group(1) else value
-    except (ValueError, ZeroDivisionError):
+            return -value if match.group(1) == "-" else value
+        match = _MIXED.fullmatch(s)
+        if match:
+            value = int(match.group(2)) + Fraction(int(match.group(3)), int(match.group(4)))
+            return -value if match.group(1) == "-" else value
+    except (ValueError, ZeroDivisionError, OverflowError):
         return None
     return None
 
 
-def numbers_equal(a: Fraction | float, b: Fraction | float) -> bool:
-    if a == b:
-        return True
-    return abs(float(a) - float(b)) <= _REL_TOL * max(abs(float(a)), abs(float(b)))
+def _kind(node: Node) -> str:
+    return {Leaf: "value", Bracketed: "tuple", Collection: "unordered", Group: "group", Union: "union",
+            Assign: "assignment", Relation: "relation"}[type(node)]
 
 
-def _split_top_level(s: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, char in enumerate(s):
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(s[start:i])
-            start = i + 1
-    return parts + [s[start:]]
-
-
-def _as_sequence(s: str) -> tuple[str, list[str], str] | None:
-    """(open bracket, items, close bracket) for tuples/intervals like (1,2] or bare lists 1,2."""
-    if len(s) >= 2 and s[0] in "([" and s[-1] in ")]":
-        inner = s[1:-1]
-        depth = 0
-        for char in inner:  # "(1)+(2)" is not one group
-            depth += (char in "([{") - (char in ")]}")
-            if depth < 0:
-                return None
-        items = _split_top_level(inner)
-        return (s[0], items, s[-1]) if len(items) > 1 else None
-    items = _split_top_level(s)
-    return ("", items, "") if len(items) > 1 else None
-
-
-def _symbolic_equal(gold: str, pred: str) -> bool:
-    """math-verify's verdict; timeouts need the main thread (signal.alarm), so elsewhere none."""
-    from math_verify import verify as mv_verify
-
-    timeout = 5 if threading.current_thread() is threading.main_thread() else None
-    gold_parsed, pred_parsed = _parse(gold, timeout), _parse(pred, timeout)
-    if not gold_parsed or not pred_parsed:
+def _equal(g: Node, p: Node) -> bool:
+    """Structural equality, gold first: the rules are not symmetric (see the module docstring)."""
+    if isinstance(g, Assign):
+        if isinstance(p, Assign):
+            return _same_name(g.name, p.name) and _equal(g.value, p.value)
+        if isinstance(p, Relation):
+            return g.op == "=" and isinstance(g.value, Leaf) and _relations_equal((g.name, g.value.text), ("=",), p)
+        return _equal(g.value, p)
+    if isinstance(p, Assign):
+        if isinstance(g, Relation):
+            if p.op == "\\in":
+                return _relation_is_set(g, p.value)
+            return isinstance(p.value, Leaf) and _relations_equal(g.sides, g.ops, Relation((p.name, p.value.text), ("=",)))
+        return _equal(g, p.value)  # a leading `x =` is dropped when the gold is a bare value
+    if isinstance(g, Relation):
+        if isinstance(p, Relation):
+            return _relations_equal(g.sides, g.ops, p)
+        if isinstance(p, (Bracketed, Union, Collection)):
+            return _relation_is_set(g, p)
         return False
-    return bool(mv_verify(gold_parsed, pred_parsed, timeout_seconds=timeout))
+    if isinstance(p, Relation):
+        return False
+    if isinstance(g, Group) or isinstance(p, Group):
+        return _group_equal(g, p)
+    if isinstance(g, Bracketed):
+        if isinstance(p, Bracketed):
+            return (g.opening, g.closing) == (p.opening, p.closing) and _ordered(g.items, p.items)
+        if isinstance(p, Collection) and not p.braces and (g.opening, g.closing) == ("(", ")"):
+            return _ordered(g.items, p.items)
+        return False
+    if isinstance(g, Union) or isinstance(p, Union):  # a union equals only a union (parts in any order)
+        return isinstance(g, Union) and isinstance(p, Union) and _unordered(g.parts, p.parts)
+    if isinstance(g, Collection):
+        if isinstance(p, Collection):
+            return _unordered(g.items, p.items)
+        distinct = _distinct(g.items)
+        return len(distinct) == 1 and _equal(distinct[0], p)
+    if isinstance(p, Collection):
+        distinct = _distinct(p.items)
+        return len(distinct) == 1 and _equal(g, distinct[0])
+    if isinstance(g, Leaf) and isinstance(p, Leaf):
+        return _leaf_equal(g.text, p.text)
+    return False
 
 
-@lru_cache(maxsize=4096)
-def _parse(answer: str, timeout: int | None) -> list:
-    """Parsed once per distinct answer: a GRPO group shares its gold across G completions."""
-    from math_verify import parse
+def _group_equal(g: Node, p: Node) -> bool:
+    """`p=5,q=2`: by name against another group, in order against a tuple or a bare list."""
+    if isinstance(g, Group) and isinstance(p, Group):
+        g_names = {_BRACES.sub("", a.name): a.value for a in g.assigns}
+        p_names = {_BRACES.sub("", a.name): a.value for a in p.assigns}
+        return g_names.keys() == p_names.keys() and all(_equal(g_names[n], p_names[n]) for n in g_names)
+    group, other = (g, p) if isinstance(g, Group) else (p, g)
+    values = tuple(a.value for a in group.assigns)  # type: ignore[union-attr]
+    if isinstance(other, Bracketed) and (other.opening, other.closing) == ("(", ")"):
+        return _ordered(values, other.items) if group is g else _ordered(other.items, values)
+    if isinstance(other, Collection) and not other.braces and group is g:
+        return _ordered(values, other.items)  # "x=1, y=2" against "1, 2": the values in the order written
+    if isinstance(other, Collection) and group is p:
+        return _unordered(other.items, values)  # an unordered gold list against named values
+    return False
 
-    return parse(f"${answer}$", parsing_timeout=timeout)
+
+def _same_name(a: str, b: str) -> bool:
+    return _BRACES.sub("", a) == _BRACES.sub("", b)
 
 
-def compare(gold: str, pred: str) -> tuple[bool, str]:
-    """(equal?, which rule decided) for a gold answer and an extracted prediction."""
-    g, p = normalize(gold), normalize(pred)
-    if not p:
-        return False, "empty"
+def _ordered(gold: tuple[Node, ...], pred: tuple[Node, ...]) -> bool:
+    return len(gold) == len(pred) and all(_equal(a, b) for a, b in zip(gold, pred))
+
+
+def _distinct(items: tuple[Node, ...]) -> list[Node]:
+    seen: list[Node] = []
+    for item in items:
+        if item not in seen:
+            seen.append(item)
+    return seen
+
+
+def _unordered(gold: tuple[Node, ...], pred: tuple[Node, ...]) -> bool:
+    """A perfect matching between the distinct gold and predicted items."""
+    gold_items, pred_items = _distinct(gold), _distinct(pred)
+    if len(gold_items) != len(pred_items):
+        return False
+    exact = [g for g in gold_items if g in pred_items]
+    gold_left = [g for g in gold_items if g not in exact]
+    pred_left = [p for p in pred_items if p not in exact]
+    if not gold_left:
+        return True
+    edges = [[j for j, p in enumerate(pred_left) if _equal(g, p)] for g in gold_left]
+    owner: dict[int, int] = {}
+
+    def augment(i: int, seen: set[int]) -> bool:
+        for j in edges[i]:
+            if j not in seen:
+                seen.add(j)
+                if j not in owner or augment(owner[j], seen):
+                    owner[j] = i
+                    return True
+        return False
+
+    return all(augment(i, set()) for i in range(len(gold_left)))
+
+
+def _leaf_equal(g: str, p: str) -> bool:
     if g == p:
-        return True, "string"
-    gn, pn = as_number(g), as_number(p)
-    if gn is not None and pn is not None:
-        return numbers_equal(gn, pn), "numeric"
-    gs, ps = _as_sequence(g), _as_sequence(p)
-    if gs and ps:
-        if (gs[0], gs[2]) != (ps[0], ps[2]) and gs[0] and ps[0] or len(gs[1]) != len(ps[1]):
-            return False, "structure"
-        return all(compare(a, b)[0] for a, b in zip(gs[1], ps[1])), "elementwise"
-    if gn is not None and re.fullmatch(r"-?[\d.,/]+", p):
-        return False, "numeric"  # e.g. gold 1000, pred "1,00": a malformed number, never symbolic
-    return _symbolic_equal(g, p), "symbolic"
+        return True
+    if _SPLIT_DIGITS.search(p):
+        raise _Unreadable("digits separated by a space ('5 6' is neither 56 nor a list)")
+    g_word, p_word = _WORD.fullmatch(g), _WORD.fullmatch(p)
+    if g_word or p_word:  # words ("Evelyn", "odd"): as words, never as products of symbols
+        return bool(g_word and p_word) and g.lower().replace(" ", "") == p.lower().replace(" ", "")
+    g_num, p_num = as_number(g), as_number(p)
+    if g_num is OVERFLOW or p_num is OVERFLOW:
+        return False  # beyond the float range: not a number
+    if isinstance(g_num, Fraction) and isinstance(p_num, Fraction):
+        return g_num == p_num or _states_value(p, g_num) or _states_value(g, p_num)
+    if g_num is not None and _MALFORMED_NUMBER.fullmatch(p) and any(c.isdigit() for c in p):
+        return False  # e.g. gold 1000, pred "1.00.0": a malformed number, never symbolic
+    try:
+        g_value = _sympy_value(g, g_num)
+    except NotMath:
+        return False
+    try:
+        p_value = _sympy_value(p, p_num)
+    except (NotFinite, Refused):
+        return False
+    except NotMath as exc:
+        raise _Unreadable(str(exc)[:80]) from None
+    from rlvr_core.verifiers.math_symbolic import equal
+
+    if p_num is not None and decimal_matches(p, g_value):
+        return True
+    if g_num is not None and decimal_matches(g, p_value):
+        return True
+    return equal(g_value, p_value)
+
+
+def _sympy_value(text: str, number: Fraction | None):  # noqa: ANN202
+    """A plain number as an exact sympy Rational (latex2sympy would read `1e5` as 1*e*5), else `to_sympy`."""
+    if isinstance(number, Fraction):
+        import sympy
+
+        return sympy.Rational(number.numerator, number.denominator)
+    return to_sympy(text)
+
+
+def _states_value(decimal: str, value: Fraction) -> bool:
+    """A decimal of >= 10 significant digits, right to its last digit, for a value no decimal can write.
+
+    `0.0833333333333333` states 1/12; nothing but `0.5` states 1/2, and
+    `4.999999999999` does not state 5.
+    """
+    if terminates(value) or not _LONG_DECIMAL.fullmatch(decimal):
+        return False
+    if len(decimal.lstrip("-").replace(".", "").lstrip("0")) < 10:
+        return False
+    places = len(decimal.split(".", 1)[1])
+    return abs(Fraction(decimal) - value) <= Fraction(1, 10**places)
+
+
+def terminates(value: Fraction) -> bool:
+    """Whether `value` has a finite decimal expansion (its denominator has no prime factor but 2 and 5)."""
+    denominator = value.denominator
+    for prime in (2, 5):
+        while denominator % prime == 0:
+            denominator //= prime
+    return denominator == 1
+
+
+def _relations_equal(g_sides: tuple[str, ...], g_ops: tuple[str, ...], p: Relation) -> bool:
+    """Same relation: each link of one is a constant multiple of a link of the other (positive for <, <=)."""
+    from rlvr_core.verifiers.math_relations import links_equal
+
+    return links_equal(g_sides, g_ops, p.sides, p.ops)
+
+
+def _relation_is_set(g: Relation, p: Node) -> bool:
+    """A gold inequality in one variable against a predicted interval, union or set."""
+    from rlvr_core.verifiers.math_relations import relation_equals_set
+
+    return relation_equals_set(g.sides, g.ops, p)
