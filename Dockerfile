@@ -8,6 +8,7 @@ ENV DEBIAN_FRONTEND=noninteractive \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PREFECT_SERVER_ANALYTICS_ENABLED=false \
+    PREFECT_LOGGING_EXTRA_LOGGERS=rlvr_core \
     TOKENIZERS_PARALLELISM=false \
     VIRTUAL_ENV=/opt/venv \
     PATH=/opt/venv/bin:$PATH

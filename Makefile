@@ -12,6 +12,8 @@ comma := ,
 EXTRAS := $(if $(HAS_GPU),dev$(comma)gpu,dev)
 
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
+# Core progress lines (tiny-model build, evaluation) in each flow run's Prefect log.
+export PREFECT_LOGGING_EXTRA_LOGGERS := rlvr_core
 export RAY_AUTH_MODE := disabled
 export TOKENIZERS_PARALLELISM := false
 

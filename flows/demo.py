@@ -58,12 +58,24 @@ def main(argv: list[str] | None = None) -> int:
     print("\n" + result["report"])
     print(f"\nrun folder: {result['run_dir']}")
     print(f"report:     {Path(result['run_dir']) / 'report.md'}")
-    print(f"wall time:  {elapsed:.0f} s")
+    print(f"wall time:  {elapsed:.0f} s ({_time_split(result['seconds'], elapsed)})")
     return 0
+
+
+def _time_split(seconds: dict[str, float], elapsed: float) -> str:
+    """Where the time went; checkpoint evaluations run while training does, so they are shown inside it."""
+    inside = seconds.get("checkpoint evals", 0.0)
+    parts = [f"setup and datasets {seconds.get('setup', 0):.0f} s", f"model {seconds.get('model', 0):.0f} s",
+             f"training {seconds.get('training', 0):.0f} s (checkpoint evals during it {inside:.0f} s)",
+             f"final and base evals {seconds.get('final evals', 0):.0f} s", f"report {seconds.get('report', 0):.0f} s"]
+    accounted = sum(v for k, v in seconds.items() if k != "checkpoint evals")
+    parts.append(f"Prefect start-up and other {max(0.0, elapsed - accounted):.0f} s")
+    return "; ".join(parts)
 
 
 def _use_local_prefect_state(state_dir: Path) -> None:
     """A private PREFECT_HOME (unless the user points at a server) so the demo never needs or touches one."""
+    os.environ.setdefault("PREFECT_LOGGING_EXTRA_LOGGERS", "rlvr_core")  # core progress lines in the flow's log
     if os.environ.get("PREFECT_API_URL"):
         return
     home = state_dir.resolve()

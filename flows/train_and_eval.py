@@ -10,6 +10,9 @@ killed before the error propagates.
 
 from __future__ import annotations
 
+import contextlib
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,37 +39,42 @@ def train_and_eval(config: str = "tiny-arith", overrides: list[str] | None = Non
     """
     from rlvr_core.config import load_config
 
-    overrides = [*(overrides or []), *([f"training.max_steps={max_steps}"] if max_steps else [])]
+    overrides = [*(overrides or []), *([f"training.max_steps={max_steps}"] if max_steps is not None else [])]
     if benchmarks:
         overrides.append(f"evaluation.benchmarks={list(benchmarks)}")
     cfg = load_config(config, overrides)  # a bad config stops here with the field named, before any work
-    discover_gpus()  # logs and publishes which GPUs are usable, and which are excluded (held, zombie) and why
-    cache_datasets(config, overrides)
-    base_model = prepare_model(cfg.model.name_or_path, cfg.storage.root, cfg.storage.endpoint_url)
+    seconds: dict[str, float] = {}
+    with _timed(seconds, "setup"):
+        discover_gpus()  # logs and publishes which GPUs are usable, and which are excluded (held, zombie) and why
+        cache_datasets(config, overrides)
+    with _timed(seconds, "model"):
+        base_model = prepare_model(cfg.model.name_or_path, cfg.storage.root, cfg.storage.endpoint_url)
     run_dir = create_run(config, overrides)
     run_name = Path(run_dir).name
 
     summaries: dict[str, Any] = {}
     failed: list[str] = []
     watcher = CheckpointWatcher(run_dir)
-    with training_in_background(config, overrides, run_dir, run_name) as training:
+    with _timed(seconds, "training"), training_in_background(config, overrides, run_dir, run_name) as training:
         while not training.state.is_final():
             training.wait(timeout=poll_seconds)
             for checkpoint in watcher.new_checkpoints():
-                _evaluate(checkpoint, summaries, failed)
+                with _timed(seconds, "checkpoint evals"):
+                    _evaluate(checkpoint, summaries, failed)
         training.result()
-    for checkpoint in watcher.new_checkpoints():  # the final checkpoint, published as training ended
-        _evaluate(checkpoint, summaries, failed)
-
-    if evaluate_base:
-        summaries["base"] = eval_checkpoint(base_model, cfg.evaluation.benchmarks, limit=cfg.evaluation.limit,
-                                            evals_root=str(Path(run_dir) / "evals"), store_root=cfg.storage.root,
-                                            batch_size=cfg.evaluation.batch_size, backend=cfg.evaluation.backend)
-    report = publish_report(run_dir, run_name, summaries)
+    with _timed(seconds, "final evals"):
+        for checkpoint in watcher.new_checkpoints():  # the final checkpoint, published as training ended
+            _evaluate(checkpoint, summaries, failed)
+        if evaluate_base:
+            summaries["base"] = eval_checkpoint(base_model, cfg.evaluation.benchmarks, limit=cfg.evaluation.limit,
+                                                evals_root=str(Path(run_dir) / "evals"), store_root=cfg.storage.root,
+                                                batch_size=cfg.evaluation.batch_size, backend=cfg.evaluation.backend)
+    with _timed(seconds, "report"):
+        report = publish_report(run_dir, run_name, summaries)
     if failed:
         raise RuntimeError(f"training finished, but evaluating {', '.join(failed)} failed (see those subflow runs); "
                            f"rerun them with the eval-checkpoint or watch-checkpoints flow")
-    return {"run_dir": run_dir, "summaries": summaries, "report": report}
+    return {"run_dir": run_dir, "summaries": summaries, "report": report, "seconds": seconds}
 
 
 def _evaluate(checkpoint: str, summaries: dict[str, Any], failed: list[str]) -> None:
@@ -76,3 +84,13 @@ def _evaluate(checkpoint: str, summaries: dict[str, Any], failed: list[str]) -> 
         summaries[Path(checkpoint).name] = state.result()
     else:
         failed.append(Path(checkpoint).name)
+
+
+@contextlib.contextmanager
+def _timed(seconds: dict[str, float], phase: str) -> Iterator[None]:
+    """Add the block's wall time to `seconds[phase]` (the demo prints where its time went)."""
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        seconds[phase] = seconds.get(phase, 0.0) + time.perf_counter() - started

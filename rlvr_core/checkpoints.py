@@ -26,6 +26,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rlvr_core.filehash import hash_files, sha256_file
+
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
@@ -89,7 +91,7 @@ def publish_checkpoint(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizer
 
             (tmp / TRAINING_STATE).parent.mkdir()
             torch.save(training_state, tmp / TRAINING_STATE)
-        files = {rel: _sha256(tmp / rel) for rel in _relative_files(tmp)}
+        files = hash_files(tmp)
         manifest = {"format": _FORMAT_VERSION, "step": step, "trainer_version": trainer_version,
                     "config_hash": config_hash, "created_at": datetime.now(timezone.utc).isoformat(),
                     "content_hash": _content_hash(files), "files": files}
@@ -136,7 +138,7 @@ def verify_checkpoint(path: Path | str) -> CheckpointInfo:
     for rel, expected in sorted(manifest["files"].items()):
         if not (path / rel).is_file():
             raise CheckpointError(f"checkpoint {path} is missing {rel}, which its manifest lists")
-        if _sha256(path / rel) != expected:
+        if sha256_file(path / rel) != expected:
             raise CheckpointError(f"checkpoint {path}: {rel} does not match its manifest hash (corrupted or edited)")
     return read_checkpoint(path)
 
@@ -154,7 +156,7 @@ def load_training_state(path: Path | str) -> dict[str, Any] | None:
     manifest = _read_manifest(path)
     if TRAINING_STATE not in manifest["files"]:
         return None
-    if _sha256(path / TRAINING_STATE) != manifest["files"][TRAINING_STATE]:
+    if sha256_file(path / TRAINING_STATE) != manifest["files"][TRAINING_STATE]:
         raise CheckpointError(f"{path / TRAINING_STATE} does not match its manifest hash; refusing to load it")
     return torch.load(path / TRAINING_STATE, map_location="cpu", weights_only=False)
 
@@ -201,18 +203,6 @@ def _verify_shard_index(folder: Path) -> None:
     if named != present:
         raise CheckpointError(f"{index_path} names shards {sorted(named - present)} that are missing and omits "
                               f"{sorted(present - named)} that are present; the save is inconsistent")
-
-
-def _relative_files(folder: Path) -> list[str]:
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _content_hash(files: dict[str, str]) -> str:

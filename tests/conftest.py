@@ -26,6 +26,11 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TEST_CACHE = REPO_ROOT / ".rlvr" / "test-cache"
 
+# Nothing may come from caches outside the clone (a model or dataset left in ~/.cache by an
+# earlier run would make a test pass here and fail on a fresh machine): point them inside it.
+for _var, _sub in (("HF_HOME", "hf-home"), ("PREFECT_HOME", "prefect-home"), ("MPLCONFIGDIR", "matplotlib")):
+    os.environ[_var] = str(TEST_CACHE / "homes" / _sub)
+
 
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -42,9 +47,11 @@ def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def trained_tiny_model_dir() -> Path:
-    """The warmed-up tiny model (15-40% on arith test), built once and cached for later sessions."""
+    """The warmed-up tiny model (~18% held-out on arith), built once into the clone's test cache and reused.
+
+    The folder is the test store's own copy, checked against its recorded hashes on every use.
+    """
     from rlvr_core.models.tiny import ensure_tiny_model
     from rlvr_core.storage import open_store
 
-    store = open_store(str(TEST_CACHE / "store"))
-    return ensure_tiny_model(store, local_cache=TEST_CACHE / "models")
+    return ensure_tiny_model(open_store(str(TEST_CACHE / "store")))

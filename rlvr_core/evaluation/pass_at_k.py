@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -33,6 +34,9 @@ from rlvr_core.evaluation.benchmarks import Benchmark, get_benchmark, load_bench
 from rlvr_core.evaluation.jsonl import JsonlAppender, read_records
 from rlvr_core.evaluation.scoring import breakdown_keys
 from rlvr_core.evaluation.settings import stable_hash
+from rlvr_core.progress import Progress
+
+logger = logging.getLogger(__name__)
 
 RESULT_FILE = "pass_at_k.json"
 
@@ -82,8 +86,6 @@ def run_pass_at_k(
     verifier_workers: int = 2, progress: bool = True,
 ) -> Path:
     """Sample and verify n completions for this shard's items; returns the shard folder (resumes if present)."""
-    from tqdm import tqdm
-
     from rlvr_core.evaluation.runner import resolve_model, resolve_device
     from rlvr_core.evaluation.scoring import score_completions
     from rlvr_core.generation import SamplingParams, create_backend
@@ -115,7 +117,8 @@ def run_pass_at_k(
                             **({"batch_size": batch_size * n} if backend == "hf" else {}), **(backend_options or {}))
     try:
         with VerifierPool(workers=verifier_workers) as pool, JsonlAppender(folder / "samples.jsonl") as log, \
-                tqdm(total=len(mine), initial=len(mine) - len(todo), unit="item", disable=not progress) as bar:
+                Progress(len(mine), f"pass@k {bench.name} shard {shard}/{shards}", logger, unit="item",
+                         initial=len(mine) - len(todo), bar=None if progress else False) as bar:
             for start in range(0, len(todo), batch_size):
                 chunk = todo[start : start + batch_size]
                 # Seeded by the batch's first item so a resumed shard redraws exactly the lost batch.

@@ -1,6 +1,7 @@
 """Turn a config's `model.name_or_path` into something `from_pretrained` loads.
 
-- `tiny:arith` -> the built-in tiny model, built (or fetched from the store) on first use;
+- `tiny:arith` (or `tiny:arith@<seed>`) -> the built-in tiny model, built (or
+  fetched from the store) on first use;
 - a store key or URI (`s3://...`, or a path under the store) -> a local copy;
 - a local folder or a hub id -> unchanged (the hub is only reached when the
   caller's environment allows it).
@@ -10,19 +11,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rlvr_core.models.tiny import TINY_MODEL_NAME, ensure_tiny_model
+from rlvr_core.models.tiny import DEFAULT_LOCAL_CACHE, ensure_tiny_model, recipe_for
 
 
 def resolve_model_path(name_or_path: str, store, local_cache: Path | None = None) -> str:
     """A local folder path or hub id for `name_or_path`; builds the tiny model if asked for."""
-    if name_or_path == TINY_MODEL_NAME:
-        return str(ensure_tiny_model(store, local_cache))
     if name_or_path.startswith("tiny:"):
-        raise ValueError(f"model.name_or_path={name_or_path!r}: the only built-in model is {TINY_MODEL_NAME!r}")
+        return str(ensure_tiny_model(store, local_cache, recipe_for(name_or_path)))
     if "://" in name_or_path and not name_or_path.startswith("file://"):
         from rlvr_core.storage import open_store
 
         remote = open_store(name_or_path)
-        target = (local_cache or Path(".rlvr/cache/models")) / name_or_path.split("://", 1)[1].replace("/", "_")
+        target = (local_cache or DEFAULT_LOCAL_CACHE).resolve() / name_or_path.split("://", 1)[1].replace("/", "_")
         return str(remote.get_dir("", target))
     return name_or_path.removeprefix("file://")
