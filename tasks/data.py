@@ -35,10 +35,12 @@ def cache_dataset(name: str, split: str, store_root: str, endpoint_url: str | No
 
 
 def required_datasets(config: Any, benchmarks: list[str] | None = None) -> list[tuple[str, str]]:
-    """(name, split) of every dataset a run reads: its training data and its benchmarks' test sets."""
+    """(name, split) of every dataset a run reads: training data, the in-loop held-out set, benchmark test sets."""
     from rlvr_core.evaluation.benchmarks import get_benchmark
 
     pairs = [(spec.name, spec.split) for spec in config.data.train]
+    if config.training.eval_every:
+        pairs.append((config.training.eval_dataset or config.data.train[0].name, config.training.eval_split))
     for name in benchmarks if benchmarks is not None else config.evaluation.benchmarks:
         bench = get_benchmark(name)
         pairs.append((bench.dataset, bench.split))

@@ -1,4 +1,9 @@
-"""`python -m rlvr_core.config validate FILE [overrides]` and `... fields`."""
+"""`python -m rlvr_core.config validate FILE [overrides]` and `... fields`.
+
+`validate` prints the resolved config (YAML) on stdout and `OK: ...` on
+stderr, exit 0; or, exit 2, one line per problem on stderr and nothing on
+stdout. Usage mistakes are one line too.
+"""
 
 from __future__ import annotations
 
@@ -22,8 +27,16 @@ def _print_fields(model: type, prefix: str = "") -> None:
             print(f"  {prefix}{name}  ({default})  {field.description or ''}")
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line (like every config problem), exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        hint = " (an override that starts with '-' goes after `--`)" if "unrecognized" in message else ""
+        self.exit(2, f"{self.prog}: {' '.join(message.split())}. Fix: see `{self.prog} --help`{hint}\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rlvr_core.config", description="Check experiment configs.")
+    parser = OneLineParser(prog="python -m rlvr_core.config", description="Check experiment configs.")
     sub = parser.add_subparsers(dest="command", required=True)
     validate = sub.add_parser("validate", help="Validate a config file and print it resolved.")
     validate.add_argument("config", help="Path, or a name in configs/ (e.g. tiny-arith).")

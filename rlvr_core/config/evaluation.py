@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
+from rlvr_core.config.errors import show
+from rlvr_core.config.fields import ModelRef
 from rlvr_core.config.sections import Section
 
 
@@ -17,13 +19,15 @@ class EvaluationConfig(Section):
     them, and overriding them is an explicit, recorded act of the evaluation CLI.
     """
 
-    benchmarks: list[str] = Field(default_factory=lambda: ["arith"], description="Benchmark registry names.")
+    benchmarks: list[str] = Field(default_factory=lambda: ["arith"],
+                                  description="Benchmark registry names, each at most once (e.g. arith, gsm8k, math).")
     limit: int | None = Field(None, ge=1, description="Evaluate only the first N items of each benchmark (None: all).")
-    batch_size: int = Field(64, ge=1, description="Prompts per generation batch.")
+    batch_size: int = Field(64, ge=1, le=8192, description="Prompts per generation batch.")
     backend: Literal["hf", "vllm"] = Field("hf", description="Generation backend for checkpoint evaluations.")
     pass_threshold: float = Field(0.5, ge=0.0, le=1.0,
                                   description="Reward at or above which an item counts as passed (pass_rate).")
-    baseline_models: list[str] = Field(default_factory=list, description="Models the nightly baseline flow evaluates.")
+    baseline_models: list[ModelRef] = Field(
+        default_factory=list, description="Models the nightly baseline flow evaluates (hub ids, folders or store URIs).")
 
     @field_validator("benchmarks")
     @classmethod
@@ -33,5 +37,8 @@ class EvaluationConfig(Section):
 
         unknown = [n for n in names if n not in benchmark_names()]
         if unknown:
-            raise ValueError(f"unknown benchmark(s) {unknown}. Fix: use names from {benchmark_names()}")
+            raise ValueError(f"unknown benchmark(s) {show(unknown)}. Fix: use names from {benchmark_names()}")
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"lists {show(repeated)} more than once. Fix: name each benchmark once")
         return names

@@ -6,7 +6,11 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from rlvr_core.config.sections import Section
+from rlvr_core.config.errors import Violation, raise_violations
+from rlvr_core.config.fields import RayAddress, Text
+from rlvr_core.config.sections import Section, dataset_problem
+
+MAX_STEPS = 10_000_000  # upper bound of every step count and interval
 
 
 class SamplingConfig(Section):
@@ -34,30 +38,35 @@ class GRPOConfig(Section):
 class TrainingConfig(Section):
     """Optimisation schedule, placement and off-policy bound."""
 
-    max_steps: int = Field(100, ge=1, description="Optimizer steps to run.")
+    max_steps: int = Field(100, ge=1, le=MAX_STEPS, description="Optimizer steps to run.")
     learning_rate: float = Field(1e-6, gt=0, le=1e-2, description="Peak AdamW learning rate.")
-    warmup_steps: int = Field(0, ge=0, description="Linear warm-up steps before the decay.")
+    warmup_steps: int = Field(0, ge=0, le=MAX_STEPS, description="Linear warm-up steps before the decay (<= max_steps).")
     lr_schedule: Literal["cosine", "constant"] = Field(
         "cosine", description="After warm-up: cosine decay to 0 at max_steps, or constant (short runs bound by steps).")
     weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay.")
     max_grad_norm: float = Field(1.0, gt=0, description="Gradient clipping norm.")
-    grad_accum_steps: int = Field(1, ge=1, description="Micro-batches accumulated per optimizer step.")
+    grad_accum_steps: int = Field(1, ge=1, le=1024, description="Micro-batches accumulated per optimizer step.")
     device: Literal["auto", "cpu", "cuda"] = Field("auto", description="Trainer device; `auto` picks cuda when present.")
-    generation_backend: Literal["hf", "vllm"] = Field("hf", description="Rollout engine: transformers (CPU/GPU) or vLLM (GPU).")
-    rollout_workers: int = Field(1, ge=1, description="Rollout actors generating in parallel.")
-    sync_every: int = Field(1, ge=1, description="Push trainer weights to rollout workers every N optimizer steps.")
-    max_staleness: int = Field(0, ge=0, description="Never train on samples from weights older than trainer_version - max_staleness (0: on-policy).")
+    generation_backend: Literal["hf", "vllm"] = Field(
+        "hf", description="Rollout engine: transformers (CPU/GPU) or vLLM (GPU only: not with device cpu).")
+    rollout_workers: int = Field(1, ge=1, le=256, description="Rollout actors generating in parallel.")
+    sync_every: int = Field(1, ge=1, le=MAX_STEPS, description="Push trainer weights to rollout workers every N optimizer steps.")
+    max_staleness: int = Field(
+        0, ge=0, le=MAX_STEPS,
+        description="Never train on samples from weights older than trainer_version - max_staleness (0: on-policy); "
+                    "at least sync_every - 1.")
     verify_sync_logprobs: bool = Field(False, description="After each sync, compare trainer and rollout log-probs on fixed tokens.")
-    heartbeat_timeout_s: float = Field(300.0, gt=0, description="A rollout worker silent this long is declared hung and restarted once.")
+    heartbeat_timeout_s: float = Field(
+        300.0, gt=0, le=86_400, description="A rollout worker silent this long is declared hung and restarted once.")
     actor_start_timeout_s: float = Field(
-        600.0, gt=0, description="Time a new rollout actor may take to start (import torch, load the model).")
+        600.0, gt=0, le=86_400, description="Time a new rollout actor may take to start (import torch, load the model).")
     sync_logprob_tolerance: float = Field(
         1e-3, gt=0, le=1.0,
         description="Largest |trainer - rollout| log-prob allowed by the sync spot check (fp32 ~1e-6; bf16 needs ~5e-2).")
     trainer_gpus: int = Field(
         1, ge=1, le=1,
         description="GPUs for the trainer actor on CUDA. Only 1 is supported: multi-GPU FSDP is not implemented (untestable here).")
-    ray_address: str | None = Field(
+    ray_address: RayAddress | None = Field(
         None, description="Existing Ray cluster to join (`auto` or `host:port`); None: env RAY_ADDRESS, else a local cluster.")
     ray_num_cpus: int | None = Field(None, ge=1, le=1024, description="CPUs of the local Ray cluster (None: all cores).")
     actor_cpus: float = Field(0.5, gt=0, le=64, description="Ray `num_cpus` of the trainer and of each rollout actor.")
@@ -67,29 +76,70 @@ class TrainingConfig(Section):
     verifier_workers: int = Field(1, ge=1, le=64, description="Processes in the reward-verification pool.")
     verifier_timeout_s: float = Field(10.0, gt=0, le=600, description="Per-completion verification timeout.")
     eval_every: int = Field(
-        10, ge=0, description="Measure held-out greedy accuracy every N steps (also at step 0 and at the end); 0: never.")
-    eval_dataset: str | None = Field(
-        None, description="Dataset for the held-out accuracy (None: the first `data.train` dataset).")
-    eval_split: str = Field("test", description="Split of `eval_dataset` used as the held-out set.")
+        10, ge=0, le=MAX_STEPS, description="Measure held-out greedy accuracy every N steps (also at step 0 and at the end); 0: never.")
+    eval_dataset: Text | None = Field(
+        None, description="Dataset for the held-out accuracy, a registry name like data.train's (None: the first "
+                          "`data.train` dataset); it must have `eval_split`.")
+    eval_split: Text = Field("test", description="Split of `eval_dataset` used as the held-out set.")
     eval_problems: int = Field(200, ge=1, le=20000, description="Held-out problems per measurement (the split's first N).")
     samples_per_step: int = Field(4, ge=0, le=1000, description="Prompt/completion/reward examples written to samples.jsonl per step.")
-    plot_every: int = Field(10, ge=1, description="Redraw reward_curve.png every N steps (and at the end).")
+    plot_every: int = Field(10, ge=1, le=MAX_STEPS, description="Redraw reward_curve.png every N steps (and at the end).")
 
     @model_validator(mode="after")
-    def validate_staleness_covers_sync(self) -> "TrainingConfig":
+    def validate_rules(self) -> "TrainingConfig":
+        """Rules across the schedule fields; every broken one is reported."""
+        raise_violations([self._staleness_problem(), self._warmup_problem(), self._backend_problem(),
+                          self._eval_set_problem(), self._placement_problem()])
+        return self
+
+    def _placement_problem(self) -> Violation | None:
+        """A private Ray cluster too small for the actors would leave them pending until actor_start_timeout_s."""
+        if self.ray_num_cpus is None or self.ray_address is not None:
+            return None
+        per_actor = {"cuda": 1.0, "cpu": self.actor_cpus}.get(self.device, min(1.0, self.actor_cpus))  # see actors.py
+        need = per_actor * (1 + self.rollout_workers)
+        if need <= self.ray_num_cpus:
+            return None
+        return Violation("ray_num_cpus", self.ray_num_cpus,
+                         f"is below the {need:g} CPUs that the trainer and {self.rollout_workers} rollout actor(s) "
+                         f"ask for ({per_actor:g} each), so they could not all start",
+                         f"set training.ray_num_cpus >= {need:g}, or lower training.actor_cpus or "
+                         f"training.rollout_workers")
+
+    def _eval_set_problem(self) -> Violation | None:
+        """A named held-out set must exist (the default, data.train.0, is checked by ExperimentConfig)."""
+        if self.eval_dataset is None:
+            return None
+        return dataset_problem(self.eval_dataset, self.eval_split, name_field="eval_dataset", split_field="eval_split")
+
+    def _staleness_problem(self) -> Violation | None:
         """Weights only change every `sync_every` steps, so samples are up to
         `sync_every - 1` versions old by construction; a smaller bound would
         discard every batch."""
-        if self.max_staleness < self.sync_every - 1:
-            raise ValueError(
-                f"max_staleness={self.max_staleness} is below sync_every - 1 = {self.sync_every - 1}: "
-                f"rollouts between syncs would all be discarded. Set training.max_staleness >= {self.sync_every - 1} "
-                f"or lower training.sync_every to {self.max_staleness + 1}")
-        return self
+        if self.max_staleness >= self.sync_every - 1:
+            return None
+        return Violation(None, None, f"max_staleness={self.max_staleness} is below sync_every - 1 = "
+                                     f"{self.sync_every - 1}: rollouts between syncs would all be discarded",
+                         f"set training.max_staleness >= {self.sync_every - 1} or lower training.sync_every to "
+                         f"{self.max_staleness + 1}")
+
+    def _warmup_problem(self) -> Violation | None:
+        if self.warmup_steps <= self.max_steps:
+            return None
+        return Violation("warmup_steps", self.warmup_steps, f"is more than training.max_steps = {self.max_steps}, "
+                         f"so the learning rate never reaches its peak",
+                         f"set training.warmup_steps <= {self.max_steps} or raise training.max_steps")
+
+    def _backend_problem(self) -> Violation | None:
+        if not (self.generation_backend == "vllm" and self.device == "cpu"):
+            return None
+        return Violation("generation_backend", self.generation_backend, "vLLM rollouts need a GPU, but "
+                         "training.device is cpu", "use generation_backend: hf on CPU, or device: cuda (or auto) "
+                         "on a GPU node")
 
 
 class CheckpointConfig(Section):
     """When checkpoints are published and how many are kept."""
 
-    every_steps: int = Field(50, ge=1, description="Publish a checkpoint every N optimizer steps (and at the end).")
-    keep_last: int | None = Field(None, ge=1, description="Keep only the newest K checkpoints (None keeps all).")
+    every_steps: int = Field(50, ge=1, le=MAX_STEPS, description="Publish a checkpoint every N optimizer steps (and at the end).")
+    keep_last: int | None = Field(None, ge=1, le=100_000, description="Keep only the newest K checkpoints (None keeps all).")

@@ -48,11 +48,15 @@ def train(config: "ExperimentConfig", run_dir: Path | None = None, hooks: Iterab
           resume: bool = False, step_hooks: Iterable[StepHook] = ()) -> TrainResult:
     """Run GRPO as `config` says; write the run folder; return where everything went.
 
-    `run_dir`: a new folder is made under `run.runs_dir` when None. With
-    `resume=True`, `run_dir` must hold checkpoints: training continues from the
-    newest one (weights, optimizer, scheduler, RNG, data position, version).
-    `hooks` get the checkpoint event dict after each publish; `step_hooks` get
-    each step's trace record.
+    `run_dir`: a new folder is made under `run.runs_dir` when None; an existing
+    folder without checkpoints is started in afresh (its trace emptied). With
+    `resume=True`, `run_dir` must be a run folder: training continues from its
+    newest checkpoint (weights, optimizer, scheduler, RNG, data position,
+    version) after the trace is cut back to that step, or restarts from step 0
+    when it has none yet (`TrainResult.events` says which). `hooks` get the
+    checkpoint event dict after each publish; `step_hooks` get each step's
+    trace record. Raises `ResumeError` or `CorruptJsonlError` (naming the file
+    and line) for a run folder that cannot be continued.
     """
     from rlvr_core.grpo.session import Session
 

@@ -1,10 +1,18 @@
 """One training session: sets up the run folder, Ray actors, data and verifier pool, and runs the steps.
 
 See `loop.py` for the step structure and the generate-ahead rule.
+
+Resume from anything: `--resume` continues from the newest complete
+checkpoint, after cutting the trace back to that checkpoint's step; a run
+killed before its first checkpoint restarts from step 0 with empty traces
+and says so (a log warning and an entry under "Events" in RESULTS.md). A
+fresh start in an existing folder also starts with empty traces, and is
+refused if the folder already holds checkpoints (that run must be resumed).
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import deque
 from pathlib import Path
@@ -15,9 +23,15 @@ from rlvr_core.grpo.loop import PendingBatch, TrainResult
 from rlvr_core.grpo.trace import TraceWriter, plot_reward_curve, read_trace, write_results
 
 if TYPE_CHECKING:
+    from rlvr_core.checkpoints import CheckpointInfo
     from rlvr_core.config import ExperimentConfig
 
 SPOT_CHECK_PROMPTS = 4
+log = logging.getLogger(__name__)
+
+
+class ResumeError(ValueError):
+    """A run folder that cannot be resumed or started in; the message names the folder and the fix."""
 
 
 class Session:
@@ -26,19 +40,29 @@ class Session:
         self.run_dir = Path(run_dir) if run_dir is not None else None
         self.owns_ray = False
         self.verifier = None
+        self.trace: TraceWriter | None = None
+        self.events: list[str] = []  # driver events (resume, restart), shown with the rollout pool's in RESULTS.md
 
     # -- setup / teardown -------------------------------------------------------------------------------------
     def __enter__(self) -> "Session":
         from rlvr_core import runs
+        from rlvr_core.checkpoints import list_checkpoints
 
         cfg = self.config
         if self.resume:
-            if self.run_dir is None or not (self.run_dir / "checkpoints").is_dir():
-                raise ValueError(f"--resume {self.run_dir}: not a run folder with checkpoints/")
-            runs.update_run_json(self.run_dir, status="running", resumed_at=runs.now_iso())
+            if self.run_dir is None or not (self.run_dir / "config.yaml").is_file():
+                raise ResumeError(f"--resume {self.run_dir}: not a run folder (no config.yaml). Fix: pass the folder "
+                                  f"a run was started in, e.g. .rlvr/runs/<name>_<YYYYMMDD-HHMMSS>")
+            if (self.run_dir / "run.json").is_file():
+                runs.update_run_json(self.run_dir, status="running", resumed_at=runs.now_iso())
+            else:  # killed between config.yaml and run.json: nothing ran yet
+                runs.init_run_dir(self.run_dir, cfg)
         elif self.run_dir is None:
             self.run_dir = runs.create_run_dir(cfg)
         else:
+            if self.run_dir.is_dir() and list_checkpoints(self.run_dir / "checkpoints"):
+                raise ResumeError(f"--run-dir {self.run_dir} already holds checkpoints of a run. Fix: continue it "
+                                  f"with --resume {self.run_dir}, or pick a new --run-dir")
             self.run_dir.mkdir(parents=True, exist_ok=True)
             runs.init_run_dir(self.run_dir, cfg)
         self.trace = TraceWriter(self.run_dir)
@@ -49,6 +73,8 @@ class Session:
 
         if self.verifier is not None:
             self.verifier.close()
+        if self.trace is not None:
+            self.trace.close()
         status = "completed" if exc_type is None else f"failed: {exc_type.__name__}: {exc}"[:500]
         runs.update_run_json(self.run_dir, ended_at=runs.now_iso(), status=status)
         if self.owns_ray:
@@ -59,8 +85,9 @@ class Session:
     def _setup(self) -> None:
         import ray
 
-        from rlvr_core.checkpoints import latest_checkpoint, list_checkpoints, load_training_state
+        from rlvr_core.checkpoints import list_checkpoints, load_training_state
         from rlvr_core.data.loader import load_problems
+        from rlvr_core.evaluation import sources  # noqa: F401  (eval-only datasets a held-out set may name)
         from rlvr_core.grpo.actors import rollout_factory, start_trainer
         from rlvr_core.grpo.algo import get_algorithm
         from rlvr_core.grpo.cluster import connect_ray
@@ -71,6 +98,7 @@ class Session:
         from rlvr_core.verifiers.pool import VerifierPool
 
         cfg, t = self.config, self.config.training
+        checkpoint = self._start_point()  # before anything slow: a damaged trace fails here, in seconds
         store = open_store(cfg.storage.root, endpoint_url=cfg.storage.endpoint_url)
         base_path = resolve_model_path(cfg.model.name_or_path, store)
         self.stream = build_prompt_stream(cfg, store)
@@ -80,15 +108,11 @@ class Session:
         self.algorithm = get_algorithm(cfg.grpo.loss)
         self.step, self.requests_made, self.heldout_history = 0, 0, []
         policy_path, state = base_path, None
-        if self.resume:
-            ckpt = latest_checkpoint(self.run_dir / "checkpoints")
-            if ckpt is None:
-                raise ValueError(f"--resume {self.run_dir}: no complete checkpoint in {self.run_dir / 'checkpoints'}")
-            policy_path, state = ckpt.path, load_training_state(ckpt.path)
+        if checkpoint is not None:
+            policy_path, state = checkpoint.path, load_training_state(checkpoint.path)
             driver = state["driver"]
             self.step, self.requests_made = driver["step"], driver["requests_made"]
             self.stream.load_state(driver["data"])
-            self.trace.truncate_after(self.step)
             self.heldout_history = [(s["step"], s["heldout_accuracy"]) for s in read_trace(self.run_dir)
                                     if s.get("heldout_accuracy") is not None]
         self.owns_ray = connect_ray(t.ray_address, num_cpus=t.ray_num_cpus)
@@ -105,6 +129,28 @@ class Session:
         self.pending: deque[PendingBatch] = deque()
         self.checkpoints = [c.path for c in list_checkpoints(self.run_dir / "checkpoints")]
 
+    def _start_point(self) -> "CheckpointInfo | None":
+        """The checkpoint to continue from (None: step 0), with the trace cut back to match it."""
+        from rlvr_core.checkpoints import latest_checkpoint
+
+        checkpoint = latest_checkpoint(self.run_dir / "checkpoints") if self.resume else None
+        if checkpoint is None:
+            dropped = sum(self.trace.truncate_after(-1).values())
+            if self.resume:
+                self._note(f"--resume {self.run_dir}: no complete checkpoint yet (the run stopped before its first "
+                           f"one); restarting from step 0 and dropping {dropped} trace rows of the stopped attempt")
+            elif dropped:
+                self._note(f"{self.run_dir}: dropped {dropped} trace rows of an earlier attempt; starting at step 0")
+            return None
+        dropped = sum(self.trace.truncate_after(checkpoint.step).values())
+        self._note(f"--resume {self.run_dir}: continuing from {checkpoint.name} (step {checkpoint.step}); "
+                   f"dropped {dropped} trace rows written after it")
+        return checkpoint
+
+    def _note(self, message: str) -> None:
+        log.warning(message)
+        self.events.append(message)
+
     # -- the loop ---------------------------------------------------------------------------------------------
     def run(self, hooks: list, step_hooks: list) -> TrainResult:
         cfg, t = self.config, self.config.training
@@ -113,12 +159,14 @@ class Session:
             accuracy, seconds = self._evaluate()
             record = {"step": 0, "trainer_version": 0, "heldout_accuracy": accuracy, "seconds": {"eval": seconds}}
             self.trace.append("trace.jsonl", [record])
+            self.trace.sync()
         final = None
         while self.step < t.max_steps:
             record = self._train_one_step()
             if t.eval_every and (self.step % t.eval_every == 0 or self.step == t.max_steps):
                 record["heldout_accuracy"], record["seconds"]["eval"] = self._evaluate()
             self.trace.append("trace.jsonl", [record])
+            self.trace.sync()  # this step's rows in all three files are durable before any checkpoint of it
             for hook in step_hooks:
                 hook(record)
             if self.step % cfg.checkpointing.every_steps == 0 or self.step == t.max_steps:
@@ -128,7 +176,7 @@ class Session:
         self._write_summaries()
         return TrainResult(run_dir=self.run_dir, final_checkpoint=final, steps=self.step, trainer_version=self.version,
                            heldout=list(self.heldout_history), worker_restarts=sum(self.pool.restarts),
-                           events=list(self.pool.events))
+                           events=[*self.events, *self.pool.events])
 
     def _train_one_step(self) -> dict[str, Any]:
         import ray
@@ -283,7 +331,7 @@ class Session:
     def _write_summaries(self) -> None:
         steps = read_trace(self.run_dir)
         plot_reward_curve(self.run_dir, steps)
-        write_results(self.run_dir, steps, checkpoints=self.checkpoints, events=self.pool.events)
+        write_results(self.run_dir, steps, checkpoints=self.checkpoints, events=[*self.events, *self.pool.events])
 
 
 def _pad_id(model_path: str) -> int:

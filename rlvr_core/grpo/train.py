@@ -33,7 +33,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--run-dir", type=Path, help="write the run here instead of <run.runs_dir>/<name>_<time>")
     parser.add_argument("--resume", type=Path, metavar="RUN_DIR",
                         help="continue the run in RUN_DIR from its newest checkpoint (its config.yaml is used; "
-                             "overrides still apply, e.g. a larger training.max_steps)")
+                             "overrides still apply, e.g. a larger training.max_steps); trace rows written after "
+                             "that checkpoint are dropped; with no checkpoint yet, the run restarts from step 0")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     args = parser.parse_args(argv)
     if args.resume is None and args.config is None:
@@ -47,7 +48,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     from rlvr_core.config import ConfigError, load_config
+    from rlvr_core.evaluation.jsonl import CorruptJsonlError
     from rlvr_core.grpo.loop import train
+    from rlvr_core.grpo.session import ResumeError
 
     try:
         if args.resume is not None:
@@ -86,6 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = train(config, run_dir=args.resume or args.run_dir, hooks=[on_checkpoint],
                        resume=args.resume is not None, step_hooks=[on_step])
+    except (ResumeError, CorruptJsonlError) as err:  # the run folder, not the code: one line, like a bad config
+        print(f"rlvr train: {err}", file=sys.stderr)
+        return 2
     finally:
         if bar is not None:
             bar.close()
