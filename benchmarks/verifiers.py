@@ -2,7 +2,9 @@
 
 Targets (issue 3): math >= 3x the throughput of math-verify's plain
 `verify(parse(gold), parse(pred))` at >= 99.5% agreement on the golden set;
-code >= 50 sandboxed executions/s; IFEval >= 3,000 checks/s. Items come from
+code >= 50 sandboxed executions/s; IFEval >= 3,000 checks/s. Math (issue 10):
+>= 95% agreement with the labels of Math-Verify's own test cases
+(tests/golden/math_verify_cases.jsonl) and no false positive. Items come from
 tests/golden (repeated to `--repeat` copies), scored through `VerifierPool`
 with `--workers` processes, the path training and evaluation use. math-verify
 runs in the same number of processes so the ratio compares like with like.
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import os
 import time
 from pathlib import Path
 
@@ -44,12 +47,29 @@ def _warmup():
     from rlvr_core.data.schema import Problem
 
     lang = json.dumps({"func_name": "validate_response_language", "language": "en"})
+    # IFEval counts sentences and capital words with NLTK, imported on first use (about a second).
+    split = json.dumps({"instruction_id": ["length_constraints:number_sentences", "change_case:capital_word_frequency"],
+                        "kwargs": [{"num_sentences": 2, "relation": "at least"}, {"capital_frequency": 1, "capital_relation": "at least"}]})
     code = json.dumps({"tests": ["assert f() == 1"], "setup": ""})
     return [
         ("\\boxed{2y}", Problem("w1", "warm", "", "y+y", "math")),
         ("Ceci est une phrase de mise en route.", Problem("w2", "warm", "", lang, "ifeval")),
+        ("WARM up. Then go.", Problem("w4", "warm", "", split, "ifeval")),
         ("```python\ndef f():\n    return 1\n```", Problem("w3", "warm", "", code, "code")),
     ]
+
+
+def _math_verify_cases(workers: int) -> tuple[int, int, int]:
+    """(cases, agreements with Math-Verify's labels, false positives) over its own test cases."""
+    from rlvr_core.data.schema import Problem
+    from rlvr_core.verifiers import VerifierPool
+
+    cases = _rows("math_verify_cases")
+    with VerifierPool(workers=workers) as pool:
+        scores = pool.verify_batch([(c["completion"], Problem(c["id"], "math-verify", "", c["answer"], "math")) for c in cases])
+    agree = sum((s.status == "correct") == bool(c["label"]) for s, c in zip(scores, cases))
+    false_positives = sum(s.status == "correct" and not c["label"] for s, c in zip(scores, cases))
+    return len(cases), agree, false_positives
 
 
 def _time_pool(pool, pairs) -> tuple[float, list]:
@@ -63,7 +83,16 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="worker processes for both us and math-verify")
     parser.add_argument("--repeat", type=int, default=20, help="copies of each golden set per timed batch")
     parser.add_argument("--code-repeat", type=int, default=3, help="copies of the code golden set (it holds timeouts)")
+    parser.add_argument("--sandbox", choices=["auto", "bwrap", "host", "host-unsafe"], default=None,
+                        help="code sandbox mode for the pool's workers (default: RLVR_SANDBOX, else auto)")
     args = parser.parse_args()
+    if args.sandbox:
+        os.environ["RLVR_SANDBOX"] = args.sandbox  # the spawned workers read it
+    from rlvr_core.verifiers.sandbox import Sandbox
+
+    probe = Sandbox()  # the mode the workers will pick on this machine, for the report
+    sandbox_mode = probe.mode or f"refused: {probe.refusal}"
+    probe.close()
 
     from rlvr_core.verifiers import VerifierPool
 
@@ -121,7 +150,12 @@ def main() -> None:
     mv_right = [i for i in range(len(rows)) if mv[i] == expected[i]]
     print(f"math: where math-verify matches the hand label ({len(mv_right)} rows) we agree with it "
           f"{sum(ours[i] == mv[i] for i in mv_right) / len(mv_right):.1%}")
-    print(f"code: {figures['code']:.1f} sandboxed executions/s (target >= 50): {'MET' if figures['code'] >= 50 else 'MISSED'}")
+    cases, agree, false_positives = _math_verify_cases(args.workers)
+    met = agree / cases >= 0.95 and false_positives == 0
+    print(f"math: Math-Verify's own test cases ({cases}): agreement with their labels {agree / cases:.1%} (target >= 95%), "
+          f"false positives {false_positives} (target 0): {'MET' if met else 'MISSED'}")
+    print(f"code: {figures['code']:.1f} sandboxed executions/s in {sandbox_mode} mode (target >= 50): "
+          f"{'MET' if figures['code'] >= 50 else 'MISSED'}")
     print(f"ifeval: {figures['ifeval_checks']:.0f} checks/s (target >= 3000): {'MET' if figures['ifeval_checks'] >= 3000 else 'MISSED'}"
           " (repeated texts hit the language-detection cache; see the --repeat 1 figure for cold texts)")
 

@@ -1,8 +1,10 @@
-"""MBPP-style code verifier: extract the program, append the asserts, run it sandboxed.
+"""MBPP-style code verifier: extract the program, run it sandboxed, grade its asserts outside.
 
 `Problem.answer` is JSON {"tests": [assert lines], "setup": "test_setup_code",
-"entry": "function name or null"}. Reward 1.0 only if the program plus every
-assert runs to the end (see `sandbox.py` for what "runs" guarantees).
+"entry": "function name or null"}. Reward 1.0 only if every assert holds when
+evaluated by `code_grader.py` in this process, on plain values the sandboxed
+program returns (see `sandbox.py` for the containment, `code_grader.py` for
+why the asserts never run next to the program).
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from typing import Any
 
 from rlvr_core.data.schema import Problem
 from rlvr_core.verifiers.base import Score
+from rlvr_core.verifiers.code_grader import grade, plan_tests
 from rlvr_core.verifiers.reasoning import strip_think
-from rlvr_core.verifiers.sandbox import run_program
+from rlvr_core.verifiers.sandbox import default_sandbox
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _BEGIN_DONE = re.compile(r"\[BEGIN\](.*?)(?:\[DONE\]|\Z)", re.DOTALL)
@@ -61,11 +64,6 @@ def parse_answer(answer: str) -> dict[str, Any]:
     return {"tests": data["tests"], "setup": setup, "entry": data.get("entry")}
 
 
-def build_program(code: str, setup: str, tests: list[str]) -> str:
-    """Program, then the setup code, then every assert, in the order MBPP runs them."""
-    return "\n".join([code, "", setup, "", *tests, ""])
-
-
 class CodeVerifier:
     """Passes when the extracted program satisfies every assert within the time limit."""
 
@@ -78,6 +76,7 @@ class CodeVerifier:
     def verify(self, completion: str, problem: Problem) -> Score:
         try:
             truth = parse_answer(problem.answer)
+            plan = plan_tests(tuple(truth["tests"]), truth["setup"], truth["entry"])
         except (ValueError, json.JSONDecodeError) as exc:
             return Score.error(f"problem {problem.id}: {exc}")
         code = extract_code(completion)
@@ -86,12 +85,11 @@ class CodeVerifier:
         if truth["entry"] and not re.search(rf"\b{re.escape(truth['entry'])}\b", code):
             return Score(0.0, "wrong", f"function {truth['entry']!r} is not defined")
         timeout_s = float(problem.extra.get("timeout_s", self.timeout_s))  # a dataset may set its own limit
-        result = run_program(build_program(code, truth["setup"], truth["tests"]), timeout_s, self.memory_mb)
-        if result.status == "passed":
-            return Score(1.0, "correct", f"all {len(truth['tests'])} asserts passed")
-        if result.status == "timeout":
-            return Score(0.0, "timeout", f"program exceeded {timeout_s:g}s")
-        if result.status == "error":
-            return Score.error(result.output)
-        last = result.output.strip().splitlines()[-1:] or [f"exit code {result.returncode}"]
-        return Score(0.0, "wrong", last[0][:200])
+        verdict = grade(default_sandbox(), code, plan, timeout_s, self.memory_mb)
+        if verdict.status == "passed":
+            return Score(1.0, "correct", verdict.detail)
+        if verdict.status == "timeout":
+            return Score(0.0, "timeout", verdict.detail)
+        if verdict.status == "error":
+            return Score.error(verdict.detail)
+        return Score(0.0, "wrong", verdict.detail[:200])

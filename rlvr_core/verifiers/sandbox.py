@@ -1,268 +1,497 @@
-"""Run untrusted Python (model-written programs plus their asserts) contained.
+"""Run untrusted Python contained: for tools (bounded output and a status) and for grading.
 
-How a program runs: a small "zygote" interpreter (`sandbox_zygote.py`,
-standard library only, `python -S -I`) is started once per `Sandbox`; it
-forks one child per program, so a run costs a fork, not an interpreter
-start-up. Each child:
+Entry points. `Sandbox.run(program)` / `run_program(...)` runs a program as
+`python program.py` would and returns status, exit code, the first 4 KB of
+stdout and the last 4 KB of stderr (for model-code tools, e.g. a
+`run_python` tool: give `extra_paths=[site-packages]` to make bs4 importable,
+read-only). `Sandbox.serve(program)` runs a program and keeps it alive to
+answer requests over two pipes; `code_grader.py` uses it so that MBPP asserts
+are evaluated here, never inside the sandbox. `check_sandbox()` raises
+`SandboxUnavailable` when no allowed mode works: call it at start to fail fast.
 
-- runs in its own session/process group, in a fresh temp working directory
-  that is deleted afterwards, with stdin from /dev/null and stdout/stderr sent
-  to a file whose size is capped (RLIMIT_FSIZE) and read back only in its last
-  `output_cap` bytes;
-- has rlimits on CPU time, address space, processes (RLIMIT_NPROC), file size,
-  open files and core dumps;
-- switches to an unprivileged uid/gid when the zygote runs as root. This
-  matters because RLIMIT_NPROC is not enforced for root (the kernel exempts
-  uid 0), and because root could read host files. Each `Sandbox` takes its own
-  uid (`SANDBOX_UID_BASE` + pid % 4096) so one program's fork bomb cannot use
-  up another's process quota;
-- starts with an empty environment (PATH and LANG only: no AWS_*, no tokens);
-- has a wall-clock timeout (default 5 s) after which its process group and,
-  inside the namespace, every other process but the zygote is SIGKILLed; the
-  zygote checks none is left before it answers;
-- passes only if it exits 0 *and* writes a per-run random nonce on a private
-  pipe after the last assert, so `sys.exit(0)` / `os._exit(0)` before the
-  asserts do not count as a pass.
+How a program runs (every mode). A long-lived zygote (`sandbox_zygote.py`,
+standard library only) forks one child per program, so a run costs a fork,
+not an interpreter start. The zygote never opens a path the program can
+name: output goes to memfds it holds; grading traffic goes straight to the
+caller; a run is never re-sent once the zygote may have received it. Each
+child: its own session; stdin /dev/null; a fresh working directory and
+TMPDIR; environment PATH and LANG only; rlimits on CPU time, address space
+(`memory_mb`), processes, file size (16 MB), open files (64), core dumps;
+as root, a uid of its own (a flock lease on 61000-65095 makes it unique on
+the machine) with no supplementary groups; no_new_privs; the seccomp filter
+of `sandbox_seccomp.py` (x86_64, aarch64: no new sockets, ptrace,
+process_vm_*, pidfds, io_uring, namespaces, mounts, keyrings, BPF, perf,
+modules); where a cgroup (v2, else v1) is writable, `memory_mb` and 32 tasks
+for its whole process tree, tmpfs pages included (the zygote lives in that
+cgroup too, so children are born inside it, with 16 MB and one task of its
+own on top). After each run every process of the sandbox is SIGKILLed, its
+temporary files and SysV IPC objects removed, before the next program starts.
 
-Where bubblewrap (`bwrap`) is installed and we are root (the normal case on
-our machines: `apt-get install bubblewrap`), the zygote runs inside fresh pid,
-network, mount, ipc and uts namespaces with a read-only view of /usr, /etc and
-the interpreter only (no /root, no home directories, no project files), a
-private size-capped tmpfs /tmp and no network interfaces but a loopback of its
-own. When the zygote or the worker dies, the pid namespace dies with it.
+Modes, picked once per `Sandbox` by a setting (the argument, else
+RLVR_SANDBOX, else "auto") and each checked by a probe program (uid, network
+closed, output) before any real one runs:
 
-Fallback without bwrap ("host" mode, logged once): no namespaces; an audit
-hook in the child refuses socket creation, subprocesses, fork/exec, signals to
-other processes and ctypes. That blocks the usual Python routes but is not a
-security boundary (C extensions can bypass audit hooks), and the host file
-system is visible with the sandbox uid's permissions. As root, host mode still
-switches uid, so it needs an interpreter every user can run: ours when its
-whole path is world-traversable (not the case for a pyenv under /root), else
-the system `python3`; with neither it refuses to run programs at all rather
-than run them as root (where `os.kill(-1, SIGKILL)` would end every process
-on the machine). Without root there is no uid switch, so RLIMIT_NPROC applies
-to the whole user and leftover daemons are only killed by process group.
+- "bwrap": bubblewrap, by absolute path, with new pid, network, mount, ipc
+  and uts namespaces. The program sees read-only /usr, /etc and the
+  interpreter's prefix (plus `extra_paths`), its own /proc and minimal /dev,
+  private size-capped (64 MB) /tmp and /dev/shm, a loopback of its own.
+- "host": no bubblewrap. As root where `unshare` may create namespaces, the
+  zygote starts in the same five namespaces and builds the same view itself
+  (mount + pivot_root): the same guarantees as bwrap. Where the host forbids
+  namespaces (Docker's default seccomp profile) it runs on the host file
+  system with the uid, seccomp, cgroup and a scrub of /tmp, /var/tmp,
+  /dev/shm, /dev/mqueue and SysV IPC after each run; `Sandbox.lacks` then
+  lists what is missing: other processes visible in /proc, world-readable
+  host files (the checkout, a dataset store) readable, no total disk quota
+  on /tmp during a run, files left in other world-writable folders. Host
+  mode needs root (else the program would act as the caller) and a closed
+  network (seccomp or a network namespace), else it refuses.
+- "auto" (default): bwrap if its probe passes, else host, logged as a
+  warning with the reason; else refuse.
+- "host-unsafe": explicit opt-in to run with whatever this machine allows
+  (not root: no uid switch), every gap in `lacks` and the log.
 
-Not covered, in any mode: CPU or memory side channels, kernel exploits, denial
-of service through the shared page cache or disk I/O bandwidth, and a program
-that reads the nonce out of its own interpreter's memory to fake a pass. It is
-meant for reward hacking by a policy model and careless code, like nanochat's
-execution.py, not for adversaries with kernel 0-days.
+Refusing: every run returns status "error" with the reasons and the fix;
+nothing runs as root or unconfined by accident.
+
+Not covered, in any mode: kernel exploits, CPU and cache side channels,
+denial of service through the shared page cache or disk I/O bandwidth, and
+the CPU a program burns within its limits. Without a writable cgroup the
+tree's memory is polled every 50 ms (a fast allocation can overshoot in
+between), and processes are capped per uid by RLIMIT_NPROC. Without root
+there is no uid switch: a program can reach the caller's files (host-unsafe)
+and, in bwrap, signal the zygote. Meant for a policy model hacking its reward
+and for careless code, like nanochat's execution.py, not for adversaries with
+kernel 0-days.
 """
 
 from __future__ import annotations
 
-import functools
-import json
+import contextlib
+import getpass
 import logging
 import os
-import secrets
-import select
-import shutil
-import signal
-import struct
+import platform
+import socket
 import subprocess
-import sys
+import tempfile
 import threading
 import time
+import weakref
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
+
+from rlvr_core.verifiers import sandbox_host as host
+from rlvr_core.verifiers.sandbox_channel import Session, SessionEnded, recv_frame, send_frame
+from rlvr_core.verifiers.sandbox_host import SANDBOX_ENV, SANDBOX_UID_BASE, Cgroup, UidLease
+from rlvr_core.verifiers.sandbox_seccomp import SYSCALLS, filter_program
 
 log = logging.getLogger(__name__)
 
-SANDBOX_UID_BASE = 61000
-SANDBOX_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
-HOST_MODE_BLOCKED_EVENTS = (
-    "socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo",
-    "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
-    "os.fork", "os.forkpty", "os.kill", "os.killpg", "ctypes.dlopen", "ctypes.dlsym",
-)
-SYSTEM_PYTHONS = ("/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3")
-ROOT_REFUSAL = ("sandbox refused to run the program: bubblewrap is not installed and no python3 (>= 3.9) that "
-                "every user can run was found, so the program would have run as root. Fix: `apt-get install "
-                "bubblewrap`, or install a system python3 (e.g. `apt-get install python3`).")
-_ZYGOTE_SOURCE = (Path(__file__).parent / "sandbox_zygote.py").read_text()
+SandboxSetting = Literal["auto", "bwrap", "host", "host-unsafe"]
+SETTINGS: tuple[str, ...] = get_args(SandboxSetting)
+ExecStatus = Literal["ok", "failed", "timeout", "error"]
+PROBE = ("import os, socket\ntry:\n    socket.socket().close()\n    net = 'open'\nexcept OSError:\n    net = 'blocked'\n"
+         "print(os.getuid(), net, sum(range(5)))")
+START_TIMEOUT_S = 60.0  # an interpreter start on a loaded 2-core machine
+REPLY_SLACK_S = 30.0  # past the program's own limit, for the zygote's clean-up under load
+ZYGOTE_MEMORY_MB = 16  # what the zygote may allocate inside the cgroup it shares with the program
 
-ExecStatus = Literal["passed", "failed", "timeout", "error"]
+__all__ = ["SANDBOX_UID_BASE", "SETTINGS", "ExecResult", "Sandbox", "SandboxSetting", "SandboxUnavailable",
+           "Session", "SessionEnded", "check_sandbox", "default_sandbox", "run_program"]
 
 
 @dataclass(frozen=True)
 class ExecResult:
-    """What happened to one program: `status` "passed" only on exit 0 after the last line ran."""
+    """What happened to one program.
+
+    `status`: "ok" (exit 0, or ended by the caller after `serve`), "failed"
+    (other exit code, a signal, the memory limit), "timeout" (wall clock), or
+    "error" (the sandbox could not run it; `detail` says why). `stdout` is the
+    first `output_cap` bytes, `stderr` the last.
+    """
 
     status: ExecStatus
     returncode: int | None
-    output: str
+    stdout: str
+    stderr: str
     duration_s: float
+    detail: str = ""
+    stdout_truncated: bool = False
 
 
-def _bwrap_command(interpreter: str, prefix: str, tmpfs_bytes: int) -> list[str]:
-    """bwrap arguments exposing /usr, /etc and the interpreter's prefix read-only, nothing else."""
-    cmd = [
-        "bwrap", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-        "--die-with-parent", "--new-session", "--clearenv",
-        "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc",
-        "--proc", "/proc", "--dev", "/dev", "--size", str(tmpfs_bytes), "--tmpfs", "/tmp",
-    ]
-    for name in ("bin", "lib", "lib64", "sbin"):
-        path = Path("/") / name
-        if path.is_symlink():
-            cmd += ["--symlink", os.readlink(path), str(path)]
-        elif path.is_dir():
-            cmd += ["--ro-bind", str(path), str(path)]
-    if not prefix.startswith("/usr/"):
-        parents = list(Path(prefix).parents)[::-1][1:]  # "/" itself exists already
-        for parent in parents:
-            cmd += ["--perms", "0755", "--dir", str(parent)]
-        cmd += ["--ro-bind", prefix, prefix]
-    for key, value in SANDBOX_ENV.items():
-        cmd += ["--setenv", key, value]
-    return cmd + ["--chdir", "/tmp", interpreter]
+class SandboxUnavailable(RuntimeError):
+    """No mode the setting allows works on this machine; the message says why and how to fix it."""
 
 
-def _others_can_read(path: str) -> bool:
-    """True if every directory down to `path` is traversable by any user."""
-    current = Path(path).resolve()
-    return all(p.stat().st_mode & 0o001 for p in [current, *current.parents])
+@dataclass(frozen=True)
+class _Launcher:
+    mode: str  # "bwrap", "host" or "host-unsafe"
+    prefix: tuple[str, ...]  # command before the interpreter (bwrap or unshare and their arguments)
+    interpreter: str
+    view: list | None  # built by the zygote itself (host mode in fresh namespaces)
+    namespaces: bool
+    description: str
 
 
-@functools.cache
-def _host_interpreter() -> str | None:
-    """An interpreter the unprivileged sandbox uid can run (and import the standard library with), or None.
-
-    Ours when every directory down to its prefix is world-traversable, else the
-    first system python3 >= 3.9 (the zygote and MBPP programs need only the
-    standard library, so its version need not match ours).
-    """
-    ours = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
-    if _others_can_read(sys.base_prefix) and _others_can_read(ours):
-        return ours
-    for candidate in SYSTEM_PYTHONS:
-        path = os.path.realpath(candidate)
-        if not os.path.isfile(path) or not _others_can_read(path):
-            continue
-        probe = subprocess.run([path, "-S", "-I", "-c", "import sys; print(sys.version_info >= (3, 9), sys.prefix)"],
-                               capture_output=True, text=True, env=dict(SANDBOX_ENV), timeout=30)
-        ok, _, prefix = probe.stdout.strip().partition(" ")
-        if probe.returncode == 0 and ok == "True" and _others_can_read(prefix):
-            return path
-    return None
+@dataclass
+class _Zygote:
+    proc: subprocess.Popen
+    ctl: socket.socket
+    stderr: object
 
 
-def isolation_mode() -> Literal["namespace", "host"]:
-    """"namespace" when bwrap can run as root here, else the weaker "host" fallback."""
-    return "namespace" if os.geteuid() == 0 and shutil.which("bwrap") else "host"
+def _close_zygote(zygote: _Zygote | None) -> None:
+    if zygote is None:
+        return
+    try:
+        os.killpg(zygote.proc.pid, 9)
+    except OSError:
+        pass
+    zygote.proc.wait()
+    zygote.ctl.close()
+    zygote.stderr.close()
+
+
+def _stderr_tail(zygote: _Zygote) -> str:
+    """The last lines the zygote (or bwrap/unshare) wrote to its stderr: why it failed to start or died."""
+    with contextlib.suppress(OSError, ValueError):
+        zygote.stderr.seek(0)
+        return zygote.stderr.read()[-400:].decode(errors="replace").strip()
+    return ""
+
+
+class _Resources:
+    """What a Sandbox holds, released together (by `close` or when the Sandbox is collected)."""
+
+    def __init__(self) -> None:
+        self.zygote: _Zygote | None = None
+        self.cgroup: Cgroup | None = None
+        self.lease: UidLease | None = None
+        self.owner = os.getpid()
+
+    def release(self) -> None:
+        if os.getpid() != self.owner:  # a forked child exiting must not kill its parent's zygote or cgroup
+            return
+        _close_zygote(self.zygote)
+        self.zygote = None
+        if self.cgroup is not None:
+            self.cgroup.close()
+        if self.lease is not None:
+            self.lease.release()
 
 
 class Sandbox:
-    """One zygote and the programs it runs, one at a time (thread-safe).
+    """One zygote and the programs it runs, one at a time (thread-safe); use one per process.
 
-    Use one per process; `run` restarts the zygote if it died or hung.
+    The constructor picks the mode (see the module docstring) and runs a probe;
+    `mode` is then "bwrap", "host" or "host-unsafe", or None with `refusal`
+    set. `lacks` names each guarantee this mode does not give on this machine,
+    `fallback_from` why the modes tried before it were not used.
+
+    `output_cap`: bytes of stdout (first) and stderr (last) kept per run;
+    `fsize_cap`: largest file a program may write; `nproc_cap`: processes and
+    threads of one program's tree; `tmpfs_bytes`: size of the private /tmp and
+    /dev/shm; `extra_paths`: folders bound read-only and put on sys.path.
     """
 
     def __init__(
         self,
+        setting: SandboxSetting | None = None,
         *,
-        mode: Literal["namespace", "host"] | None = None,
         output_cap: int = 4096,
         fsize_cap: int = 16 << 20,
         nproc_cap: int = 32,
         tmpfs_bytes: int = 64 << 20,
+        extra_paths: Sequence[str] = (),
     ) -> None:
-        self.mode = mode or isolation_mode()
-        self._output_cap = output_cap
-        self._fsize_cap = fsize_cap
-        self._nproc_cap = nproc_cap
+        self.setting = setting or os.environ.get("RLVR_SANDBOX") or "auto"
+        if self.setting not in SETTINGS:
+            raise ValueError(f"sandbox setting {self.setting!r} (argument or RLVR_SANDBOX) must be one of {SETTINGS}")
+        self._output_cap, self._fsize_cap, self._nproc_cap = output_cap, fsize_cap, nproc_cap
         self._tmpfs_bytes = tmpfs_bytes
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._extra_paths = [os.path.realpath(p) for p in extra_paths]
+        for path in self._extra_paths:
+            if path.split("/")[1] in ("tmp", "dev", "proc"):
+                raise ValueError(f"Sandbox(extra_paths=[{path!r}]): a folder under /tmp, /dev or /proc would be hidden by "
+                                 "the sandbox's own; put the packages elsewhere (e.g. a virtualenv's site-packages)")
         self._lock = threading.Lock()
-        self._interpreter = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
-        self._refusal: str | None = None
-        if self.mode == "host":
-            log.warning("sandbox: bwrap or root unavailable; using host mode (audit-hook fallback, weaker)")
-            if os.geteuid() == 0:
-                interpreter = _host_interpreter()
-                if interpreter is None:
-                    self._refusal = ROOT_REFUSAL
-                    log.error(ROOT_REFUSAL)
-                else:
-                    self._interpreter = interpreter
+        self._unread = 0  # replies of finished runs not read yet (see `serve`)
+        self._res = _Resources()
+        self._finalizer = weakref.finalize(self, self._res.release)
+        self._root = os.geteuid() == 0
+        if self._root:
+            self._res.lease = UidLease()
+            self._res.cgroup = Cgroup.create()
+        self.uid = self._res.lease.uid if self._res.lease else -1
+        self._launcher: _Launcher | None = None
+        self.mode: str | None = None
+        self.lacks: tuple[str, ...] = ()
+        self.fallback_from: tuple[str, ...] = ()  # why the modes tried before this one were not used
+        self.refusal: str | None = None
+        self._choose()
 
-    def _start(self) -> subprocess.Popen[bytes]:
-        # As root, programs always run as the sandbox uid (never root); as another user there is nothing to switch to.
-        uid = SANDBOX_UID_BASE + os.getpid() % 4096 if os.geteuid() == 0 else -1
-        config = {
-            "uid": uid, "gid": uid, "in_namespace": self.mode == "namespace",
-            "output_cap": self._output_cap, "fsize_cap": self._fsize_cap, "nproc_cap": self._nproc_cap,
-            "blocked_audit_events": [] if self.mode == "namespace" else list(HOST_MODE_BLOCKED_EVENTS),
-        }
-        argv = ["-S", "-I", "-c", _ZYGOTE_SOURCE, json.dumps(config)]
-        if self.mode == "namespace":
-            cmd = _bwrap_command(self._interpreter, sys.base_prefix, self._tmpfs_bytes) + argv
+    # --- choosing a mode --------------------------------------------------------------------
+    def _candidates(self) -> list[_Launcher | str]:
+        """Launchers to try in order, or a string saying why one is not available here."""
+        interpreter, prefix = host.our_interpreter()
+        spec = host.view(prefix, self._extra_paths, self._tmpfs_bytes)
+        bwrap, unshare = host.find_tool(host.BWRAP_PATHS, "bwrap"), host.find_tool(host.UNSHARE_PATHS, "unshare")
+        out: list[_Launcher | str] = []
+        if self.setting in ("auto", "bwrap"):
+            if bwrap is None:
+                out.append("bwrap: not installed (apt-get install bubblewrap)")
+            else:
+                prefix_args = (bwrap, "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+                               "--die-with-parent", "--new-session", "--clearenv", *host.bwrap_args(spec),
+                               *[a for k, v in SANDBOX_ENV.items() for a in ("--setenv", k, v)], "--chdir", "/tmp")
+                out.append(_Launcher("bwrap", prefix_args, interpreter, None, True, f"bubblewrap ({bwrap})"))
+        if self.setting == "bwrap":
+            return out
+        mode = "host-unsafe" if self.setting == "host-unsafe" else "host"
+        if not self._root and mode == "host":
+            out.append("host: needs root, to run programs as a uid of their own")
+            return out
+        if self._root and unshare is not None:
+            ns_prefix = (unshare, "--pid", "--fork", "--kill-child", "--net", "--ipc", "--uts", "--mount", "--propagation", "private")
+            out.append(_Launcher(mode, ns_prefix, interpreter, host.host_view(spec), True, f"unshare namespaces ({unshare})"))
+        shared = host.shared_interpreter() if self._root else interpreter
+        if shared is None:
+            out.append("host without namespaces: no python3 that the sandbox uid can run (apt-get install python3)")
         else:
-            cmd = [self._interpreter, *argv]
-        return subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env=dict(SANDBOX_ENV), start_new_session=True, close_fds=True,
-        )
+            out.append(_Launcher(mode, (), shared, None, False, f"host file system, {shared}"))
+        return out
+
+    def _choose(self) -> None:
+        failures = []
+        for candidate in self._candidates():
+            if isinstance(candidate, str):
+                failures.append(candidate)
+                continue
+            self._launcher = candidate
+            why = self._probe(candidate)
+            if why is None:
+                self.mode = candidate.mode
+                self.lacks = self._lacks(candidate)
+                self.fallback_from = tuple(failures)
+                quiet = candidate.mode == "bwrap" and not self.lacks
+                (log.info if quiet else log.warning)(
+                    "sandbox: %s mode via %s%s%s", candidate.mode, candidate.description,
+                    "".join(f"\n  not available: {item}" for item in failures),
+                    "".join(f"\n  lacks: {item}" for item in self.lacks))
+                return
+            failures.append(f"{candidate.mode} via {candidate.description}: {why}")
+            self._stop()
+        self._launcher = None
+        self.refusal = (f"sandbox refused to run programs (setting {self.setting!r}): "
+                        + "; ".join(failures)
+                        + ". Fix: apt-get install bubblewrap on a host that allows namespaces, run the verifier as root "
+                          "for host mode, or set RLVR_SANDBOX=host-unsafe to accept weaker containment.")
+        log.error(self.refusal)
+
+    def _probe(self, launcher: _Launcher) -> str | None:
+        """None if a trivial program runs and is contained as this setting requires, else why not."""
+        result = self._execute({"program": PROBE, "harness": "exec", "timeout_s": 30.0, "memory_mb": 256})
+        fields = result.stdout.split()
+        if result.status != "ok" or len(fields) != 3 or fields[2] != "10":
+            return f"probe program gave {result.status} ({result.detail or result.stderr.strip()[-300:]})"
+        if self.uid >= 0 and fields[0] != str(self.uid):
+            return f"probe program ran as uid {fields[0]}, not the sandbox uid {self.uid}"
+        if launcher.mode == "host" and fields[1] != "blocked" and not launcher.namespaces:
+            return "the network is open: no seccomp filter and no network namespace"
+        return None
+
+    def _lacks(self, launcher: _Launcher) -> tuple[str, ...]:
+        out = []
+        if self.uid < 0:
+            out.append(f"no uid switch (not root): programs run as {getpass.getuser()}, with its file access, and can "
+                       "signal its processes outside the pid namespace")
+        if self._res.cgroup is None:
+            out.append("no writable cgroup: memory is limited per process (RLIMIT_AS) and polled for the whole tree every "
+                       "50 ms; processes by RLIMIT_NPROC")
+        if platform.machine() not in SYSCALLS:
+            out.append(f"no seccomp filter on {platform.machine()}: sockets, ptrace, io_uring, namespaces are not refused")
+        if not launcher.namespaces:
+            out += ["no pid namespace: other processes are visible in /proc (not signalable: another uid)",
+                    "no mount namespace: host files are readable with the sandbox uid's permissions (world-readable "
+                    "project files and dataset stores included)",
+                    "no private /tmp: world-writable directories are shared during a run; /tmp, /var/tmp, /dev/shm and "
+                    "/dev/mqueue are scrubbed after it, files left in other world-writable directories survive",
+                    "no network namespace: the network is closed by the seccomp filter alone",
+                    "no disk quota: files in /tmp are limited to 16 MB each (RLIMIT_FSIZE), not in total, until the scrub"]
+        return tuple(out)
+
+    # --- the zygote --------------------------------------------------------------------------
+    def _start(self, launcher: _Launcher) -> _Zygote:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        cgroup = self._res.cgroup
+        cgroup_fds = cgroup.procs_fds() if cgroup else []
+        events_fd = cgroup.events_fd() if cgroup else -1
+        config = {
+            "control_fd": theirs.fileno(), "cgroup_fds": cgroup_fds, "oom_events_fd": events_fd, "uid": self.uid,
+            "pid_ns": launcher.namespaces, "view": launcher.view, "private_tmp": launcher.namespaces,
+            "seccomp": (filter_program(platform.machine()) or b"").hex() or None,
+            "output_cap": self._output_cap, "fsize_cap": self._fsize_cap, "nproc_cap": self._nproc_cap,
+            "extra_paths": self._extra_paths,
+        }
+        stderr = tempfile.TemporaryFile()
+        try:
+            proc = subprocess.Popen([*launcher.prefix, *host.zygote_argv(launcher.interpreter, config)],
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+                                    env=dict(SANDBOX_ENV), start_new_session=True,
+                                    pass_fds=[theirs.fileno(), *cgroup_fds, *([events_fd] if cgroup else [])])
+        except OSError as exc:
+            ours.close()
+            stderr.close()
+            raise OSError(f"could not start {launcher.description}: {exc}") from exc
+        finally:
+            theirs.close()
+        zygote = _Zygote(proc, ours, stderr)
+        first = recv_frame(ours, time.monotonic() + START_TIMEOUT_S)
+        if not first or not first.get("ready"):
+            why = (first or {}).get("error") or _stderr_tail(zygote) or "the zygote exited before it was ready"
+            _close_zygote(zygote)
+            raise OSError(why)
+        return zygote
+
+    def _stop(self) -> None:
+        _close_zygote(self._res.zygote)
+        self._res.zygote = None
+        self._unread = 0
 
     def close(self) -> None:
-        """Kill the zygote and everything under it."""
+        """Kill the zygote and everything under it; release the uid and the cgroup."""
         with self._lock:
-            self._kill()
+            self._finalizer()
 
-    def _kill(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        proc.wait()
-        for stream in (proc.stdin, proc.stdout):
-            if stream is not None:
-                stream.close()
+    # --- running -----------------------------------------------------------------------------
+    def _send(self, request: dict, fds: Sequence[int]) -> _Zygote:
+        """Hand one request to a live zygote, starting one if needed. Raises OSError if none would take it.
 
-    def run(self, program: str, timeout_s: float = 5.0, memory_mb: int = 1024) -> ExecResult:
-        """Run `program` to completion or `timeout_s`; never raises on what the program does."""
-        request = {"program": program, "timeout_s": timeout_s, "memory_mb": memory_mb, "nonce": secrets.token_hex(16)}
-        payload = json.dumps(request).encode()
-        if self._refusal is not None:
-            return ExecResult("error", None, self._refusal, 0.0)
-        with self._lock:
-            for attempt in range(2):  # a dead zygote is restarted once
-                if self._proc is None or self._proc.poll() is not None:
-                    self._kill()
-                    self._proc = self._start()
-                try:
-                    return self._exchange(self._proc, payload, timeout_s + 5.0)
-                except (OSError, ValueError, EOFError) as exc:
-                    self._kill()
-                    if attempt == 1:
-                        return ExecResult("error", None, f"sandbox failed: {exc}", 0.0)
-                except TimeoutError:
-                    self._kill()
-                    return ExecResult("timeout", None, "sandbox zygote did not answer; restarted", timeout_s)
+        A request is resent only when the zygote could not have received it
+        whole, so a program never runs twice.
+        """
+        assert self._launcher is not None
+        for attempt in range(2):
+            zygote = self._res.zygote
+            if zygote is None or zygote.proc.poll() is not None:
+                self._stop()
+                zygote = self._res.zygote = self._start(self._launcher)
+            try:
+                send_frame(zygote.ctl, request, fds)
+                return zygote
+            except OSError:
+                self._stop()
+                if attempt == 1:
+                    raise
         raise AssertionError("unreachable")
 
+    def _drain(self) -> None:
+        """Read the replies of runs whose callers did not wait for them (their programs have ended)."""
+        while self._unread:
+            zygote = self._res.zygote
+            reply = recv_frame(zygote.ctl, time.monotonic() + REPLY_SLACK_S) if zygote is not None else None
+            self._unread -= 1
+            if reply is None:
+                self._stop()
+
+    def _begin(self, request: dict, fds: Sequence[int]) -> _Zygote | ExecResult:
+        """Set the limits and send one run: the zygote it went to, or an "error" result."""
+        cgroup = self._res.cgroup
+        try:
+            self._drain()
+            if cgroup is not None:  # the zygote shares the cgroup: room for its own small allocations and itself
+                cgroup.limit(int(request["memory_mb"]) + ZYGOTE_MEMORY_MB, self._nproc_cap + 1)
+            return self._send(request, fds)
+        except OSError as exc:
+            return ExecResult("error", None, "", "", 0.0, detail=f"sandbox could not start the program: {exc}")
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    def _collect(self, zygote: _Zygote, request: dict) -> ExecResult:
+        """The zygote's reply to a run `_begin` sent."""
+        timeout_s, memory_mb = float(request["timeout_s"]), int(request["memory_mb"])
+        reply = recv_frame(zygote.ctl, time.monotonic() + timeout_s + REPLY_SLACK_S)
+        if reply is None:
+            why = _stderr_tail(zygote)
+            self._stop()
+            return ExecResult("error", None, "", "", timeout_s,
+                              detail="the sandbox zygote did not answer; it was restarted" + (f" ({why})" if why else ""))
+        return self._result(reply, timeout_s, memory_mb, reply.get("oom_kills", 0) > 0)
+
+    def _execute(self, request: dict) -> ExecResult:
+        started = self._begin(request, [])
+        return started if isinstance(started, ExecResult) else self._collect(started, request)
+
     @staticmethod
-    def _exchange(proc: subprocess.Popen[bytes], payload: bytes, deadline_s: float) -> ExecResult:
-        assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(struct.pack(">I", len(payload)) + payload)
-        proc.stdin.flush()
-        end = time.monotonic() + deadline_s
-        if not select.select([proc.stdout], [], [], deadline_s)[0]:
-            raise TimeoutError
-        header = proc.stdout.read(4)
-        if len(header) < 4:
-            raise EOFError("zygote closed its pipe")
-        size = struct.unpack(">I", header)[0]
-        if time.monotonic() > end:
-            raise TimeoutError
-        reply = json.loads(proc.stdout.read(size))
-        return ExecResult(reply["status"], reply["returncode"], reply["output"], reply["duration_s"])
+    def _result(reply: dict, timeout_s: float, memory_mb: int, oom: bool) -> ExecResult:
+        code, killed, stderr = reply["returncode"], reply["killed"], reply["stderr"]
+        if killed == "timeout":
+            status, detail = "timeout", f"wall-clock limit of {timeout_s:g}s"
+        elif killed == "memory" or oom:
+            status, detail = "failed", f"killed by the memory limit of {memory_mb} MB for the whole process tree"
+        elif killed == "finished":
+            status, detail = "ok", "ended by the caller"
+        elif code == 125 and stderr.startswith("sandbox: setup failed"):
+            status, detail = "error", stderr.strip()[:300]
+        elif code == 0:
+            status, detail = "ok", ""
+        else:
+            status, detail = "failed", f"exit code {code}" if code >= 0 else f"killed by signal {-code}"
+        return ExecResult(status, code, reply["stdout"], stderr, reply["duration_s"], detail, reply["stdout_truncated"])
+
+    def run(self, program: str, timeout_s: float = 5.0, memory_mb: int = 1024) -> ExecResult:
+        """Run `program` as `python program.py` would, to its end or `timeout_s`; never raises on what it does."""
+        if self.refusal is not None:
+            return ExecResult("error", None, "", "", 0.0, detail=self.refusal)
+        with self._lock:
+            return self._execute({"program": program, "harness": "exec", "timeout_s": timeout_s, "memory_mb": memory_mb})
+
+    @contextlib.contextmanager
+    def serve(self, program: str, *, setup: str = "", prefetch: Sequence[dict] = (), prefetch_only: bool = False,
+              timeout_s: float = 5.0, memory_mb: int = 1024) -> Iterator[Session]:
+        """Run `program` then `setup`, and keep it alive to answer the caller until the block ends.
+
+        The program's first message is {"ready": true, "prefetched": [the
+        replies to `prefetch`, requests known in advance]}, or {"raise": ...}
+        / {"exit": ...}; then each `Session.request` gets one reply (the
+        protocol is `sandbox_harness.serve`). `timeout_s` bounds the whole
+        conversation; with `prefetch_only` the program ends after its first
+        message unless an answer is an object the caller may still ask about.
+        After the block, `session.result` holds the ExecResult
+        (status "ok" when the caller ended it), unless the caller set
+        `session.keep_result = False`: then the zygote's clean-up overlaps with
+        the caller's next step and its reply is read before the next run.
+        """
+        if self.refusal is not None:
+            yield Session(-1, -1, 0.0, ExecResult("error", None, "", "", 0.0, detail=self.refusal), self.refusal)
+            return
+        request = {"program": program, "setup": setup, "prefetch": list(prefetch), "then_exit": prefetch_only,
+                   "harness": "serve", "timeout_s": timeout_s, "memory_mb": memory_mb}
+        with self._lock:
+            req_r, req_w = os.pipe()
+            resp_r, resp_w = os.pipe()
+            session = Session(req_w, resp_r, 0.0)
+            started = self._begin(request, [req_r, resp_w])
+            session.deadline = time.monotonic() + timeout_s + 0.5  # after a zygote (re)start, not before
+            if isinstance(started, ExecResult):
+                session.close()
+                session._ended, session.result = started.detail, started
+                yield session
+                return
+            try:
+                yield session
+            finally:
+                session.close()
+                if not session.exiting:
+                    with contextlib.suppress(OSError):
+                        send_frame(started.ctl, {"op": "finish"})
+                if session.keep_result:
+                    session.result = self._collect(started, request)
+                else:
+                    self._unread += 1
 
 
 _default: tuple[int, Sandbox] | None = None
@@ -270,7 +499,7 @@ _default_lock = threading.Lock()
 
 
 def default_sandbox() -> Sandbox:
-    """This process's shared sandbox, started on first use (a forked child gets its own)."""
+    """This process's shared sandbox (setting from RLVR_SANDBOX), started and probed on first use."""
     global _default
     with _default_lock:
         if _default is None or _default[0] != os.getpid():
@@ -278,6 +507,14 @@ def default_sandbox() -> Sandbox:
         return _default[1]
 
 
+def check_sandbox() -> Sandbox:
+    """The default sandbox, or SandboxUnavailable with the reason and the fix: call at start to fail fast."""
+    sandbox = default_sandbox()
+    if sandbox.refusal is not None:
+        raise SandboxUnavailable(sandbox.refusal)
+    return sandbox
+
+
 def run_program(program: str, timeout_s: float = 5.0, memory_mb: int = 1024) -> ExecResult:
-    """Run one program in this process's default sandbox."""
+    """Run one program in this process's default sandbox (see `Sandbox.run`)."""
     return default_sandbox().run(program, timeout_s=timeout_s, memory_mb=memory_mb)

@@ -1,175 +1,425 @@
-"""The long-lived process that forks one sandboxed child per program.
+"""The long-lived process that forks one contained child per program.
 
-Runs as `python -S -I -c <this source> <config json>`, normally as root inside
-a bubblewrap sandbox (fresh pid, net, mount, ipc and uts namespaces, read-only
-root, private /tmp). It imports only the standard library, so a fork costs
-about a millisecond instead of a full interpreter start-up per program.
+Runs as `python -S -I -c <sandbox_harness.py + this source> <config json>`,
+as root inside the sandbox's namespaces when the host allows them (see
+`sandbox.py` for the modes). Standard library only; read as text by
+`sandbox_host.py`, never imported by the parent (it acts on import).
 
-Protocol on stdin/stdout: 4-byte big-endian length + JSON, one request
-{"program", "timeout_s", "memory_mb", "nonce"} -> one reply {"status",
-"returncode", "output", "duration_s"}. Kept dependency-free on purpose: it is
-read as text by `sandbox.py` and never imported by the parent.
+Control channel: a unix socket (fd `control_fd`), frames of a 4-byte
+big-endian length + JSON. First frame from here: {"ready": ...} or
+{"error": ...}. Then one request {"program", "timeout_s", "memory_mb",
+"harness": "exec"|"serve", "setup", "prefetch", "then_exit"} -> one reply
+{"returncode", "stdout", "stdout_truncated", "stderr", "duration_s",
+"killed": null|"timeout"|"memory"|"finished", "oom_kills"}; while a program
+runs, the parent may send {"op": "finish"} to end it early. A "serve"
+request carries two pipe ends as SCM_RIGHTS (the child reads requests on one,
+answers on the other): the parent talks to the child directly, this process
+never reads that traffic.
+
+This process joins the sandbox's cgroups once (fds opened by the parent), so
+every child is born inside them. Each child: new session; stdin /dev/null,
+stdout and stderr on two memfds that only this process reads back, by
+descriptor (never by path); rlimits; a fresh working directory and TMPDIR;
+drops to the sandbox uid; no_new_privs; the seccomp filter built by the
+parent; then the harness (`sandbox_harness.py`), which shares the program's
+interpreter, so nothing it says is trusted by the parent: "exec" only runs
+the program (the exit status is the result); "serve" runs it, then answers
+requests to call functions with plain data, which the parent checks
+(`code_grader.py`).
 """
 
+import builtins
+import ctypes
+import fcntl
 import json
 import os
 import resource
 import select
 import shutil
 import signal
+import socket
 import struct
 import sys
 import tempfile
 import time
-import traceback
+import types
 
 CONFIG = json.loads(sys.argv[1])
-UID, GID = CONFIG["uid"], CONFIG["gid"]  # -1: keep the current user
-IN_NAMESPACE = CONFIG["in_namespace"]  # True: every other pid here is ours to kill
+UID = CONFIG["uid"]  # -1: keep the current user (not root: nothing to switch to)
+PID_NS = CONFIG["pid_ns"]  # True: every other process in this pid namespace is the sandbox's
+CGROUP_FDS = CONFIG["cgroup_fds"]  # cgroup.procs files the child joins; [] without cgroups
+ACCOUNTING = not CGROUP_FDS  # without a cgroup, poll the tree's resident memory instead
+OOM_EVENTS_FD = CONFIG["oom_events_fd"]  # memory.oom_control (v1) / memory.events (v2), or -1
 OUTPUT_CAP = CONFIG["output_cap"]
 FSIZE_CAP = CONFIG["fsize_cap"]
 NPROC_CAP = CONFIG["nproc_cap"]
-BLOCKED_EVENTS = frozenset(CONFIG["blocked_audit_events"])
+PRIVATE_TMP = CONFIG["private_tmp"]  # True: /tmp and /dev/shm are this sandbox's own tmpfs
+SCRUB_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")  # world-writable places on a shared host
+LIBC = ctypes.CDLL(None, use_errno=True)
+CTL = socket.socket(fileno=CONFIG["control_fd"])
+sys.path[:0] = CONFIG["extra_paths"]
+
+# --- seccomp: the parent builds the filter (`sandbox_seccomp.py`); here it is only installed ----
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def _audit(event, args):
-    # Defence in depth, not the boundary: the namespaces and the uid switch are.
-    if event in BLOCKED_EVENTS:
-        raise PermissionError(f"sandbox: {event} is not allowed")
+SECCOMP = bytes.fromhex(CONFIG["seccomp"]) if CONFIG["seccomp"] else None
+_SECCOMP_BUFFER = ctypes.create_string_buffer(SECCOMP or b"", len(SECCOMP or b""))
 
 
-def _child(program, timeout_s, memory_mb, nonce, run_dir, out_fd, result_fd):
-    os.setsid()
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.dup2(out_fd, 1)
-    os.dup2(out_fd, 2)
-    os.closerange(3, result_fd)
-    os.closerange(result_fd + 1, 4096)
-    cpu = int(timeout_s) + 1
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (FSIZE_CAP, FSIZE_CAP))
-    resource.setrlimit(resource.RLIMIT_NPROC, (NPROC_CAP, NPROC_CAP))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
-    os.chdir(run_dir)
-    if UID >= 0:
-        os.setgroups([])
-        os.setgid(GID)
-        os.setuid(UID)
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
-        signal.signal(sig, signal.SIG_DFL)
-    sys.addaudithook(_audit)
+def _install_seccomp(program):
+    prog = _SockFprog(len(program) // 8, ctypes.addressof(_SECCOMP_BUFFER))
+    if LIBC.prctl(22, 2, ctypes.byref(prog), 0, 0) != 0:  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+        raise OSError(ctypes.get_errno(), "seccomp filter refused")
+
+# --- the file-system view (host mode in fresh namespaces; bwrap builds its own) -----------------
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
+PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
+
+
+def _mount(source, target, fstype, flags, data=None):
+    enc = lambda s: None if s is None else s.encode()  # noqa: E731
+    if LIBC.mount(enc(source), enc(target), enc(fstype), flags, enc(data)) != 0:
+        raise OSError(ctypes.get_errno(), f"mount {target}: {os.strerror(ctypes.get_errno())}")
+
+
+def _enter_view(view):
+    """Build a root of read-only binds and private tmpfs from `view`, pivot into it, drop the host's.
+
+    Same view as the bwrap arguments (`sandbox_host.view`): [kind, source, target]
+    with kind ro-bind, dev-bind, symlink, tmpfs or devfs (source: size in bytes), proc, dir.
+    """
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    base = "/sys"  # never part of the view, so it can hold the new root while it is built
+    _mount("tmpfs", base, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
+    for kind, source, target in view:
+        path = base + target
+        os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+        if kind == "symlink":
+            os.symlink(source, path)
+        elif kind in ("ro-bind", "dev-bind"):
+            if os.path.isdir(source):
+                os.makedirs(path, mode=0o755, exist_ok=True)
+            else:
+                open(path, "a").close()
+            _mount(source, path, None, MS_BIND | MS_REC)
+            extra = 0 if kind == "dev-bind" else MS_RDONLY | MS_NODEV
+            _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_NOSUID | extra)
+        elif kind in ("tmpfs", "devfs"):  # devfs: the root-owned /dev that holds the bound device nodes
+            os.makedirs(path, mode=0o755, exist_ok=True)
+            mode, flags = ("1777", MS_NOSUID | MS_NODEV) if kind == "tmpfs" else ("0755", MS_NOSUID)
+            _mount("tmpfs", path, "tmpfs", flags, f"size={source},mode={mode}")
+        elif kind == "proc":
+            os.makedirs(path, mode=0o755, exist_ok=True)
+            _mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        elif kind == "dir":
+            os.makedirs(path, mode=0o755, exist_ok=True)
+    os.makedirs(base + "/.old", mode=0o700)
+    if LIBC.syscall(PIVOT_ROOT[os.uname().machine], base.encode(), (base + "/.old").encode()) != 0:
+        raise OSError(ctypes.get_errno(), "pivot_root failed")
+    os.chdir("/")
+    if LIBC.umount2(b"/.old", 2) != 0:  # MNT_DETACH: the host's tree is gone from this namespace
+        raise OSError(ctypes.get_errno(), "umount of the old root failed")
+    os.rmdir("/.old")
+    _mount(None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def _recv_request():
+    """One control frame and the descriptors sent with it; (None, []) when the parent is gone."""
+    header, fds, _, _ = socket.recv_fds(CTL, 4, 4)
+    while header and len(header) < 4:
+        more = CTL.recv(4 - len(header))
+        if not more:
+            break
+        header += more
+    if len(header) < 4:
+        for fd in fds:
+            os.close(fd)
+        return None, []
+    body = read_exact(CTL.fileno(), struct.unpack(">I", header)[0])
+    return (None, fds) if body is None else (json.loads(body), fds)
+
+
+# --- the child -----------------------------------------------------------------------------------
+def _child(request, run_dir, stdout_fd, stderr_fd, rpc_fds):
+    """Set up containment, then run the harness. Never returns."""
     try:
-        exec(compile(program, "<program>", "exec"), {"__name__": "__main__"})
-        sys.stdout.flush()
-        os.write(result_fd, nonce.encode())
-        os._exit(0)
-    except SystemExit as exc:  # exiting before the asserts ran is not a pass
-        print(f"program exited early: SystemExit({exc.code!r})", file=sys.stderr)
-    except BaseException:
-        traceback.print_exc()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    finally:
-        os._exit(1)
+        CTL.detach()  # the fd is closed below; the object must not close a reused number later
+        os.setsid()
+        devnull = os.open("/dev/null", os.O_RDONLY)
+        wanted = [devnull, stdout_fd, stderr_fd, *rpc_fds]
+        high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 64) for fd in wanted]
+        for number, fd in enumerate(high):
+            os.dup2(fd, number)
+        os.closerange(len(high), 65536)
+        cpu = int(float(request["timeout_s"])) + 1
+        memory = int(request["memory_mb"]) << 20
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FSIZE_CAP, FSIZE_CAP))
+        resource.setrlimit(resource.RLIMIT_NPROC, (NPROC_CAP, NPROC_CAP))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+        os.chdir(run_dir)
+        if UID >= 0:
+            os.setgroups([])
+            os.setgid(UID)
+            os.setuid(UID)
+        if LIBC.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS: setuid binaries gain nothing
+            raise OSError(ctypes.get_errno(), "no_new_privs refused")
+        if SECCOMP is not None:
+            _install_seccomp(SECCOMP)
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGCHLD):
+            signal.signal(sig, signal.SIG_DFL)
+        os.environ["TMPDIR"] = run_dir
+    except BaseException as exc:  # containment could not be set up: do not run the program
+        os.write(2, f"sandbox: setup failed: {exc}\n".encode())
+        os._exit(125)
+    main = types.ModuleType("__main__")  # a fresh __main__, so pickling the program's functions works
+    sys.modules["__main__"] = main
+    namespace = main.__dict__
+    namespace["__builtins__"] = builtins
+    if request["harness"] == "serve":
+        serve(request["program"], request.get("setup") or "", namespace, request.get("prefetch") or (),
+              bool(request.get("then_exit")))
+    run_program(request["program"], namespace)
+
+
+# --- one run -------------------------------------------------------------------------------------
+def _sandbox_pids():
+    """Every process of the sandbox but this one (and the namespace's init)."""
+    me, found = os.getpid(), []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in (1, me):
+            continue
+        try:
+            if not PID_NS and _real_uid(name) != UID:  # not st_uid: a process that left root is owned by root there
+                continue
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                if fh.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    continue
+            found.append(int(name))
+        except OSError:
+            pass
+    return found
+
+
+def _real_uid(pid):
+    with open(f"/proc/{pid}/status", "rb") as fh:
+        for line in fh:
+            if line.startswith(b"Uid:"):
+                return int(line.split()[1])
+    return -1
 
 
 def _kill_leftovers(pgid):
-    """SIGKILL whatever the program left running, however it daemonised."""
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except OSError:
-        pass
-    if IN_NAMESPACE:
-        me = os.getpid()
-        for _ in range(200):  # a fork bomb is capped by NPROC, so this converges fast
-            alive = []
-            for name in os.listdir("/proc"):
-                if not name.isdigit() or int(name) in (1, me):
-                    continue
+    """SIGKILL whatever the program left running, however it daemonised, then reap."""
+    if pgid:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except OSError:
+            pass
+    if PID_NS or UID >= 0:
+        for attempt in range(500):  # a fork bomb is capped by pids.max / RLIMIT_NPROC, so this converges
+            alive = _sandbox_pids()
+            if not alive:
+                break
+            for pid in alive:
                 try:
-                    with open(f"/proc/{name}/stat", "rb") as fh:
-                        if fh.read().rsplit(b")", 1)[1].split()[0] == b"Z":
-                            continue
-                    os.kill(int(name), signal.SIGKILL)
-                    alive.append(name)
+                    os.kill(pid, signal.SIGKILL)
                 except OSError:
                     pass
-            if not alive:
-                return
-            time.sleep(0.002)
-    elif UID >= 0:
-        # kill(-1) from a process running as the sandbox uid reaches exactly its processes.
-        for _ in range(3):
-            helper = os.fork()
-            if helper == 0:
+            _reap()
+            if attempt:
+                time.sleep(0.002)  # killed but not yet dead; they are not all our children to wait for
+    _reap()
+
+
+REAPED = {}  # pid -> wait status of children reaped while sweeping, so the run's own status is not lost
+
+
+def _reap():
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        REAPED[pid] = status
+
+
+def _wait_status(pid):
+    if pid in REAPED:
+        return REAPED.pop(pid)
+    return os.waitpid(pid, 0)[1]
+
+
+def _tree_rss():
+    total = 0
+    for pid in _sandbox_pids():
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as fh:
+                total += int(fh.read().split()[1]) * resource.getpagesize()
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+def _wait(pid, pidfd, timeout_s, memory_mb):
+    """Block until the child exits, the time is up, the tree outgrows its memory, or the parent says finish."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return "timeout"
+        ready = select.select([pidfd, CTL], [], [], min(remaining, 0.05) if ACCOUNTING else remaining)[0]
+        if pidfd in ready:
+            return None
+        if CTL in ready:
+            message, fds = _recv_request()
+            for fd in fds:
+                os.close(fd)
+            if message is None:  # the parent is gone: end everything
+                _kill_leftovers(pid)
+                os._exit(0)
+            if message.get("op") == "finish":
+                return "finished"
+        if ACCOUNTING and _tree_rss() > memory_mb << 20:
+            return "memory"
+
+
+def _read_output(fd, tail):
+    size = os.fstat(fd).st_size
+    data = os.pread(fd, OUTPUT_CAP, max(0, size - OUTPUT_CAP) if tail else 0)
+    os.close(fd)
+    return data.decode(errors="replace"), size > OUTPUT_CAP
+
+
+def _clean_tmp(run_dir):
+    shutil.rmtree(run_dir, ignore_errors=True)
+    if PID_NS or UID >= 0:
+        _scrub_ipc()
+    if PRIVATE_TMP:
+        for top in ("/tmp", "/dev/shm"):
+            for name in os.listdir(top) if os.path.isdir(top) else ():
+                path = os.path.join(top, name)
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    try:
+                        os.unlink(path)
+                    except OSError:
+                        pass
+        return
+    for top in SCRUB_DIRS:  # a shared host: remove what the sandbox uid left in world-writable places
+        try:
+            names = os.listdir(top)
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(top, name)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if st.st_uid != UID:
+                continue
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
                 try:
-                    os.setuid(UID)
-                    os.kill(-1, signal.SIGKILL)
-                finally:
-                    os._exit(0)
-            os.waitpid(helper, 0)
+                    os.unlink(path)
+                except OSError:
+                    pass
 
 
-def _run(request):
+def _scrub_ipc():
+    """Remove the SysV shared memory, queues and semaphores the program created: all of them in the
+    sandbox's own ipc namespace, those of the sandbox uid on a shared host."""
+    for kind, remove in (("shm", lambda i: LIBC.shmctl(i, 0, None)), ("msg", lambda i: LIBC.msgctl(i, 0, None)),
+                         ("sem", lambda i: LIBC.semctl(i, 0, 0, 0))):  # IPC_RMID = 0
+        try:
+            with open(f"/proc/sysvipc/{kind}") as fh:
+                header, *rows = [line.split() for line in fh]
+        except (OSError, ValueError):
+            continue
+        for row in rows:
+            if len(row) == len(header) and (PID_NS or int(row[header.index("uid")]) == UID):
+                remove(int(row[1]))
+
+
+def _oom_kills():
+    """The cgroup's count of processes killed by its memory limit (0 without a cgroup)."""
+    if OOM_EVENTS_FD < 0:
+        return 0
+    for line in os.pread(OOM_EVENTS_FD, 4096, 0).split(b"\n"):
+        if line.startswith(b"oom_kill "):
+            return int(line.split()[1])
+    return 0
+
+
+def _run(request, fds):
     timeout_s = float(request["timeout_s"])
-    run_dir = tempfile.mkdtemp(prefix="run-")
-    out_path = os.path.join(run_dir, ".output")
-    out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    oom_before = _oom_kills()
+    stdout_fd = os.memfd_create("stdout")
+    stderr_fd = os.memfd_create("stderr")
+    run_dir = tempfile.mkdtemp(prefix="run-", dir="/tmp")
     if UID >= 0:
-        os.chown(run_dir, UID, GID)
-    result_r, result_w = os.pipe()
+        os.chown(run_dir, UID, UID)
     start = time.monotonic()
     pid = os.fork()
     if pid == 0:
-        _child(request["program"], timeout_s, int(request["memory_mb"]), request["nonce"], run_dir, out_fd, result_w)
-    os.close(result_w)
-    os.close(out_fd)
+        _child(request, run_dir, stdout_fd, stderr_fd, fds)
+    for fd in fds:
+        os.close(fd)
     pidfd = os.pidfd_open(pid)
-    timed_out = not select.select([pidfd], [], [], timeout_s)[0]
-    if timed_out:
-        _kill_leftovers(pid)
-    _, status = os.waitpid(pid, 0)
+    killed = _wait(pid, pidfd, timeout_s, int(request["memory_mb"]))
     duration = time.monotonic() - start
+    if killed:
+        for target, kill in ((pid, os.killpg), (pid, os.kill)):
+            try:
+                kill(target, signal.SIGKILL)
+            except OSError:
+                pass
+    status = _wait_status(pid)  # a SIGKILLed child of ours: block until it is gone rather than poll
     os.close(pidfd)
-    _kill_leftovers(pid)
-    os.set_blocking(result_r, False)
-    try:
-        marker = os.read(result_r, 256).decode(errors="replace")
-    except BlockingIOError:
-        marker = ""
-    os.close(result_r)
-    with open(out_path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
-        fh.seek(max(0, size - OUTPUT_CAP))
-        output = fh.read(OUTPUT_CAP).decode(errors="replace")
-    shutil.rmtree(run_dir, ignore_errors=True)
-    if IN_NAMESPACE:  # /tmp is this sandbox's private tmpfs: leave nothing for the next program
-        for name in os.listdir("/tmp"):
-            shutil.rmtree(os.path.join("/tmp", name), ignore_errors=True)
-    code = os.waitstatus_to_exitcode(status)
-    if timed_out:
-        verdict = "timeout"
-    elif code == 0 and marker == request["nonce"]:
-        verdict = "passed"
-    else:
-        verdict = "failed"
-    return {"status": verdict, "returncode": code, "output": output, "duration_s": duration}
+    _kill_leftovers(pid)  # what it left behind: daemons, other process groups
+    REAPED.clear()
+    _clean_tmp(run_dir)  # first: tmpfs pages count against the cgroup this process shares with the program
+    stdout, stdout_cut = _read_output(stdout_fd, tail=False)
+    stderr, _ = _read_output(stderr_fd, tail=True)
+    return {"returncode": os.waitstatus_to_exitcode(status), "stdout": stdout, "stdout_truncated": stdout_cut,
+            "stderr": stderr, "duration_s": duration, "killed": killed, "oom_kills": _oom_kills() - oom_before}
 
 
 def _main():
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    try:
+        if CONFIG["view"]:
+            _enter_view(CONFIG["view"])
+        os.chdir("/tmp")
+        for key in list(os.environ):  # bwrap adds PWD; programs get PATH, LANG and their own TMPDIR only
+            if key not in ("PATH", "LANG"):
+                del os.environ[key]
+        LIBC.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans come back here to be reaped
+        for fd in CGROUP_FDS:  # join once: children are born inside (moving each child would cost ms)
+            os.write(fd, b"0")  # "0": this process; the fd was opened by the parent, outside any view
+            os.close(fd)
+        if UID >= 0 and not PID_NS:
+            _kill_leftovers(None)  # what a crashed sandbox with this uid may have left
+            _clean_tmp(tempfile.mkdtemp(prefix="run-", dir="/tmp"))
+    except BaseException as exc:
+        write_frame(CTL.fileno(), {"error": f"{type(exc).__name__}: {exc}"})
+        return
+    write_frame(CTL.fileno(), {"ready": True, "pid": os.getpid(), "seccomp": SECCOMP is not None})
     while True:
-        header = stdin.read(4)
-        if len(header) < 4:
+        request, fds = _recv_request()
+        if request is None:
             return
-        request = json.loads(stdin.read(struct.unpack(">I", header)[0]))
-        reply = json.dumps(_run(request)).encode()
-        stdout.write(struct.pack(">I", len(reply)) + reply)
-        stdout.flush()
+        if request.get("op") == "finish":  # a finish that crossed the reply of a run that had ended
+            continue
+        write_frame(CTL.fileno(), _run(request, fds))
 
 
 _main()

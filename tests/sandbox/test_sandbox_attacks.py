@@ -1,18 +1,18 @@
-"""Hostile programs against the code sandbox.
+"""Hostile programs against the code verifier, through `VerifierPool`, in bwrap and host mode.
 
 Each attack defines a correct `add` only if the attack *worked*, so reward 1
 would reveal a breach; destructive ones (bombs, kills) define a wrong one.
 After every attack: reward 0 within the time limit, the host sentinel file is
 untouched, no process of a sandbox uid is left, and the same pool still
-verifies a correct program.
+verifies a correct program. The pool's workers pick their mode from
+RLVR_SANDBOX; a mode this host cannot provide is skipped with the reason.
+Narrower suites: test_reward_forgery.py, test_containment.py.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import socket
-import threading
 import time
 from pathlib import Path
 
@@ -21,7 +21,9 @@ import pytest
 
 from rlvr_core.data.schema import Problem
 from rlvr_core.verifiers import VerifierPool
-from rlvr_core.verifiers.sandbox import SANDBOX_UID_BASE, Sandbox, isolation_mode
+from rlvr_core.verifiers import sandbox_host
+from rlvr_core.verifiers.sandbox import SANDBOX_UID_BASE, Sandbox
+from tests.sandbox.modes import open_sandbox
 
 TIME_LIMIT_S = 2.0
 SECRET = "fake-secret-do-not-leak-123"
@@ -86,38 +88,14 @@ ATTACKS: dict[str, str] = {
 }
 
 
-@pytest.fixture(scope="module")
-def host_server():
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen()
-    server.settimeout(0.2)
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-                conn.sendall(b"TOKEN")
-                conn.close()
-            except OSError:
-                pass
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield server.getsockname()[1]
-    stop.set()
-    thread.join()
-    server.close()
-
-
-@pytest.fixture(scope="module")
-def pool(host_server, tmp_path_factory):
-    """A pool started with a fake secret in its environment, as a careless host would have."""
+@pytest.fixture(scope="module", params=["bwrap", "host"])
+def pool(request, host_server, tmp_path_factory):
+    """A pool in one mode, started with a fake secret in its environment, as a careless host would have."""
+    open_sandbox(request.param).close()  # skips, with the reason, where this host cannot provide the mode
     sentinel = Path(tmp_path_factory.mktemp("rlvr-sentinel-")) / "keep.txt"
     sentinel.write_text("intact")
-    old = {k: os.environ.get(k) for k in ("AWS_SECRET_ACCESS_KEY", "SENTINEL", "PORT")}
-    os.environ.update(AWS_SECRET_ACCESS_KEY=SECRET, SENTINEL=str(sentinel), PORT=str(host_server))
+    old = {k: os.environ.get(k) for k in ("AWS_SECRET_ACCESS_KEY", "SENTINEL", "PORT", "RLVR_SANDBOX")}
+    os.environ.update(AWS_SECRET_ACCESS_KEY=SECRET, SENTINEL=str(sentinel), PORT=str(host_server), RLVR_SANDBOX=request.param)
     with VerifierPool(workers=2, timeout_s=TIME_LIMIT_S + 4) as verifier_pool:
         yield verifier_pool, sentinel, host_server
     for key, value in old.items():
@@ -165,25 +143,33 @@ def test_suite_has_at_least_forty_attacks() -> None:
     assert len(ATTACKS) >= 40
 
 
-def test_namespace_mode_is_used_where_bwrap_runs_as_root() -> None:
-    if isolation_mode() != "namespace":
-        pytest.skip("bwrap not installed or not root: host-mode fallback only")
-    assert Sandbox().mode == "namespace"
+def test_auto_picks_bwrap_where_its_probe_passes() -> None:
+    probe = Sandbox("bwrap")
+    try:
+        if probe.refusal is not None:
+            pytest.skip(f"bwrap is not usable here: {probe.refusal}")
+    finally:
+        probe.close()
+    sandbox = Sandbox("auto")
+    try:
+        assert sandbox.mode == "bwrap"
+    finally:
+        sandbox.close()
 
 
 @pytest.mark.parametrize(
     "program",
-    ["import socket\nsocket.socket()", "import subprocess\nsubprocess.run(['true'])", "import os\nos.fork()",
-     "import os\nos.kill(os.getppid(), 0)"],
-    ids=["socket", "subprocess", "fork", "signal-another-process"],
+    ["import socket\nsocket.socket()", "import os\nos.kill(os.getppid(), 0)", "import os\nos.kill(1, 9)"],
+    ids=["socket", "signal-the-zygote", "signal-init"],
 )
-def test_host_mode_fallback_blocks_network_and_processes(program: str) -> None:
-    sandbox = Sandbox(mode="host")
+def test_host_mode_blocks_network_and_signals_to_other_processes(program: str) -> None:
+    """Fork and subprocess are allowed now: a uid of its own, the cgroup and seccomp contain them."""
+    sandbox = open_sandbox("host")
     try:
         result = sandbox.run(program, timeout_s=5)
     finally:
         sandbox.close()
-    assert result.status == "failed" and "not allowed" in result.output
+    assert result.status == "failed" and ("PermissionError" in result.stderr or "ProcessLookupError" in result.stderr)
 
 
 def test_breach_detector_fires_when_an_attempt_succeeds(pool) -> None:
@@ -196,20 +182,21 @@ def test_breach_detector_fires_when_an_attempt_succeeds(pool) -> None:
 @pytest.mark.skipif(os.geteuid() != 0, reason="the uid switch only exists when the verifier runs as root")
 def test_host_mode_as_root_never_runs_the_program_as_root() -> None:
     """Without bwrap, root's programs still drop to the sandbox uid (else `os.kill(-1, 9)` ends the machine)."""
-    sandbox = Sandbox(mode="host")
+    sandbox = open_sandbox("host")
     try:
         result = sandbox.run("import os\nassert os.getuid() >= %d and os.getgid() >= %d" % (SANDBOX_UID_BASE, SANDBOX_UID_BASE))
     finally:
         sandbox.close()
-    assert result.status == "passed", result.output
+    assert result.status == "ok", result
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the refusal only applies when the verifier runs as root")
 def test_host_mode_as_root_refuses_when_no_interpreter_can_drop_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fail closed: with no interpreter the sandbox uid can run, programs are refused, not run as root."""
-    import rlvr_core.verifiers.sandbox as sandbox_module
-
-    monkeypatch.setattr(sandbox_module, "_host_interpreter", lambda: None)
-    sandbox = Sandbox(mode="host")
+    """Fail closed: without namespaces and with no interpreter the sandbox uid can run, programs are refused, not run as root."""
+    real = sandbox_host.find_tool
+    monkeypatch.setattr(sandbox_host, "find_tool", lambda paths, name: None if name == "unshare" else real(paths, name))
+    monkeypatch.setattr(sandbox_host, "shared_interpreter", lambda: None)
+    sandbox = Sandbox("host")
     result = sandbox.run(GOOD + "\nassert add(1, 2) == 3")
-    assert result.status == "error" and "apt-get install bubblewrap" in result.output
+    sandbox.close()
+    assert result.status == "error" and "apt-get install bubblewrap" in result.detail

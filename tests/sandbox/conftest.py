@@ -1,0 +1,104 @@
+"""Fixtures for the attack suites: one probed sandbox per mode, and servers on the host to reach for."""
+
+from __future__ import annotations
+
+import os
+import socket
+import tempfile
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from rlvr_core.verifiers.sandbox import Sandbox
+from tests.sandbox.modes import MODES, open_sandbox
+
+
+@pytest.fixture(scope="module", params=MODES)
+def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
+    """A sandbox in each mode this host can provide (the others are skipped with the reason)."""
+    sandbox = open_sandbox(request.param)
+    yield sandbox
+    sandbox.close()
+
+
+@pytest.fixture(scope="module")
+def host_server() -> Iterator[int]:
+    """A TCP server on the host's 127.0.0.1 that answers TOKEN; returns its port."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                conn.sendall(b"TOKEN")
+                conn.close()
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield server.getsockname()[1]
+    stop.set()
+    thread.join()
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def host_udp_server() -> Iterator[tuple[int, list[bytes]]]:
+    """A UDP socket on the host's 127.0.0.1 that records every datagram it gets."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    server.bind(("127.0.0.1", 0))
+    server.settimeout(0.2)
+    received: list[bytes] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                received.append(server.recv(100))
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield server.getsockname()[1], received
+    stop.set()
+    thread.join()
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def host_unix_server() -> Iterator[str]:
+    """A unix socket anyone may connect to, in a world-traversable folder (as Ray's session sockets are)."""
+    folder = tempfile.mkdtemp(prefix="rlvr-unix-")
+    os.chmod(folder, 0o755)
+    path = os.path.join(folder, "open.sock")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    os.chmod(path, 0o777)
+    server.listen()
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                conn.sendall(b"TOKEN")
+                conn.close()
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield path
+    stop.set()
+    thread.join()
+    server.close()
+    os.unlink(path)
+    os.rmdir(folder)

@@ -1,0 +1,170 @@
+"""Choosing a mode: probe once, then use it, fall back loudly, or refuse; never run unconfined by accident."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import platform
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import rlvr_core.verifiers.sandbox as sandbox_module
+from rlvr_core.data.schema import Problem
+from rlvr_core.verifiers import sandbox_host
+from rlvr_core.verifiers.code import CodeVerifier
+from rlvr_core.verifiers.sandbox import Sandbox, SandboxUnavailable, SessionEnded, check_sandbox
+from rlvr_core.verifiers.sandbox_seccomp import DENIED, SYSCALLS, filter_program
+from tests.sandbox.modes import open_sandbox, root_only
+
+NAMESPACE_FAILURE = "bwrap: Creating new namespace failed: Operation not permitted"
+
+
+@pytest.fixture
+def broken_bwrap(monkeypatch: pytest.MonkeyPatch) -> str:
+    """A bwrap that fails the way it does under Docker's default seccomp profile."""
+    folder = Path(tempfile.mkdtemp(prefix="rlvr-fake-bwrap-"))
+    fake = folder / "bwrap"
+    fake.write_text(f"#!/bin/sh\necho '{NAMESPACE_FAILURE}' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(sandbox_host, "BWRAP_PATHS", (str(fake),))
+    yield str(fake)
+    fake.unlink()
+    folder.rmdir()
+
+
+def test_bwrap_runs_by_absolute_path_whatever_the_callers_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    sandbox = open_sandbox("bwrap")
+    try:
+        assert os.path.isabs(sandbox._launcher.prefix[0])
+        assert sandbox.run("print(6 * 7)").stdout == "42\n"
+    finally:
+        sandbox.close()
+
+
+def test_a_bwrap_that_cannot_create_namespaces_makes_auto_fall_back_loudly(broken_bwrap, caplog) -> None:
+    root_only()
+    with caplog.at_level(logging.WARNING, logger="rlvr_core.verifiers.sandbox"):
+        sandbox = Sandbox("auto")
+    try:
+        assert sandbox.mode == "host"
+        assert any(NAMESPACE_FAILURE in why for why in sandbox.fallback_from)
+        assert NAMESPACE_FAILURE in caplog.text and "host mode" in caplog.text
+        assert sandbox.run("print(1)").status == "ok"
+    finally:
+        sandbox.close()
+
+
+def test_a_bwrap_that_cannot_create_namespaces_is_refused_when_bwrap_is_required(broken_bwrap, monkeypatch) -> None:
+    """Fail closed and loud: not a silent stream of reward-0 errors."""
+    monkeypatch.setenv("RLVR_SANDBOX", "bwrap")
+    monkeypatch.setattr(sandbox_module, "_default", None)
+    with pytest.raises(SandboxUnavailable, match="Creating new namespace failed.*Fix: apt-get install bubblewrap"):
+        check_sandbox()
+    answer = json.dumps({"tests": ["assert add(1, 2) == 3"], "setup": "", "entry": "add"})
+    score = CodeVerifier().verify("```python\ndef add(a, b):\n    return a + b\n```", Problem("p", "x", "", answer, "code"))
+    assert score.status == "error" and "sandbox refused" in score.detail
+
+
+def test_a_refused_sandbox_runs_nothing(broken_bwrap) -> None:
+    sandbox = Sandbox("bwrap")
+    assert sandbox.mode is None and sandbox.refusal
+    assert sandbox.run("print(1)").status == "error"
+    with sandbox.serve("def f():\n    return 1") as session:
+        with pytest.raises(SessionEnded):
+            session.receive()
+    assert session.result.status == "error"
+    sandbox.close()
+
+
+def test_host_mode_needs_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    sandbox = Sandbox("host")
+    assert sandbox.refusal is not None and "needs root" in sandbox.refusal and "RLVR_SANDBOX=host-unsafe" in sandbox.refusal
+
+
+def test_host_mode_without_namespaces_refuses_when_nothing_closes_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No seccomp table for this architecture and no network namespace: host mode would leave sockets open."""
+    root_only()
+    real = sandbox_host.find_tool
+    monkeypatch.setattr(sandbox_host, "find_tool", lambda paths, name: None if name == "unshare" else real(paths, name))
+    monkeypatch.setattr(platform, "machine", lambda: "riscv64")
+    sandbox = Sandbox("host")
+    assert sandbox.refusal is not None and "the network is open" in sandbox.refusal
+
+
+def test_an_unknown_setting_is_rejected_naming_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RLVR_SANDBOX", "docker")
+    with pytest.raises(ValueError, match="RLVR_SANDBOX.*must be one of"):
+        Sandbox()
+
+
+def test_each_sandbox_has_a_uid_of_its_own() -> None:
+    root_only()
+    first, second = open_sandbox("host"), open_sandbox("host")
+    try:
+        assert first.uid != second.uid
+        assert first.run("import os\nprint(os.getuid())").stdout.strip() == str(first.uid)
+    finally:
+        first.close()
+        second.close()
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "host", "host-plain"])
+def test_without_a_writable_cgroup_the_trees_memory_is_still_limited(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox_host.Cgroup, "create", classmethod(lambda cls: None))
+    sandbox = open_sandbox(mode)
+    try:
+        assert any(item.startswith("no writable cgroup") for item in sandbox.lacks)
+        program = ("import os, time\nfor _ in range(6):\n    if os.fork() == 0:\n        try:\n            x = bytearray(100 << 20)\n"
+                   "            for i in range(0, len(x), 4096):\n                x[i] = 1\n            time.sleep(5)\n"
+                   "        finally:\n            os._exit(0)\ntime.sleep(3)\nprint('survived')\n")
+        result = sandbox.run(program, timeout_s=10, memory_mb=256)
+        assert result.status == "failed" and "memory limit" in result.detail and "survived" not in result.stdout
+    finally:
+        sandbox.close()
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "host"])
+def test_with_namespaces_as_root_nothing_is_lacking(mode: str) -> None:
+    """What CI should see once bubblewrap is installed: both modes with every guarantee."""
+    root_only()
+    sandbox = open_sandbox(mode)
+    try:
+        if sandbox._res.cgroup is None:
+            pytest.skip("this host has no writable cgroup")
+        assert sandbox.lacks == ()
+    finally:
+        sandbox.close()
+
+
+def test_host_mode_without_namespaces_says_what_it_lacks() -> None:
+    sandbox = open_sandbox("host-plain")
+    try:
+        lacks = " ".join(sandbox.lacks)
+        assert "no pid namespace" in lacks and "no mount namespace" in lacks and "no private /tmp" in lacks
+    finally:
+        sandbox.close()
+
+
+@pytest.mark.parametrize("arch", sorted(SYSCALLS))
+def test_the_seccomp_filter_has_every_denied_call_for_each_architecture(arch: str) -> None:
+    program = filter_program(arch)
+    assert program is not None and len(program) % 8 == 0 and len(program) // 8 < 256  # jumps are 8-bit
+    assert set(DENIED) | {"clone", "clone3"} <= set(SYSCALLS[arch][1])
+    assert filter_program("riscv64") is None
+
+
+def test_a_reply_left_unread_by_the_grader_is_read_before_the_next_run(sandbox) -> None:
+    """The grader does not wait for the zygote's clean-up once it has a verdict; results must not shift."""
+    from rlvr_core.verifiers.code_grader import grade, plan_tests
+
+    plan = plan_tests(("assert add(1, 2) == 3",), "", "add")
+    for _ in range(3):
+        assert grade(sandbox, "def add(a, b):\n    return a + b\n", plan).status == "passed"
+    assert sandbox.run("print('mine')").stdout == "mine\n"
+    assert grade(sandbox, "def add(a, b):\n    return 0\n", plan).status == "failed"
+    assert sandbox.run("import sys\nsys.exit(4)").returncode == 4
