@@ -5,11 +5,19 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 HAS_GPU := $(shell command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && echo 1)
-# CPU machines take the CPU build of torch (served from local disk here);
-# GPU machines take the default CUDA build and the `gpu` extra (vLLM).
-TORCH_SPEC := $(if $(HAS_GPU),torch,torch==2.13.0)
-comma := ,
-EXTRAS := $(if $(HAS_GPU),dev$(comma)gpu,dev)
+# CPU machines install exactly the versions CI tested: requirements/cpu.lock (hashes checked),
+# then the CPU build of torch, then this project without dependencies, then `pip check`.
+# The CPU torch wheel comes from pip's find-links when it is there (local disk on our
+# machines), else from PyTorch's CPU index. GPU machines take the CUDA build of torch
+# and the `gpu` extra (vLLM), resolved from pyproject.toml's ranges (no GPU lock yet).
+LOCK := requirements/cpu.lock
+PIP_VERSION := 26.3
+TORCH_PIN := requirements/torch-cpu.txt
+TORCH_VERSION := $(shell sed -n 's/^torch==\(.*\)+cpu$$/\1/p' $(TORCH_PIN))
+UV_VERSION := 0.13.9
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
+LOCAL_TORCH := $(firstword $(wildcard $(addsuffix /torch-$(TORCH_VERSION)+cpu-*.whl,$(subst :, ,$(PIP_FIND_LINKS)))))
+TORCH_SOURCE := $(if $(LOCAL_TORCH),--find-links $(dir $(LOCAL_TORCH)),--extra-index-url $(TORCH_CPU_INDEX))
 
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 # Core progress lines (tiny-model build, evaluation) in each flow run's Prefect log.
@@ -17,19 +25,29 @@ export PREFECT_LOGGING_EXTRA_LOGGERS := rlvr_core
 export RAY_AUTH_MODE := disabled
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test up down clean help
+.PHONY: install lock demo test up down clean help
 
 help:
 	@echo "make demo   - build the tiny model and offline data, run train-and-eval on CPU, print the report"
 	@echo "make test   - run the whole test suite (same as CI)"
 	@echo "make up     - local Prefect server + worker + prefect deploy --all"
 	@echo "make down   - stop what make up started"
+	@echo "make lock   - re-resolve requirements/cpu.lock from pyproject.toml (newest allowed versions), then run make test"
 
-$(STAMP): pyproject.toml
-	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q "$(TORCH_SPEC)"
-	$(BIN)/python -m pip install -q -e ".[$(EXTRAS)]"
+$(STAMP): pyproject.toml $(LOCK) $(TORCH_PIN)
+	rm -rf $(VENV)
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q "pip==$(PIP_VERSION)"
+ifeq ($(HAS_GPU),1)
+	$(BIN)/python -m pip install -q torch
+	$(BIN)/python -m pip install -q -e ".[dev,gpu]"
+else
+	$(BIN)/python -m pip install -q --no-deps --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install -q --no-deps "torch==$(TORCH_VERSION)+cpu" $(TORCH_SOURCE)
+	$(BIN)/python -m pip install -q --no-deps -e .
+	$(BIN)/python -m pip check
+	cp $(LOCK) $(VENV)/installed-from.lock
+endif
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -38,7 +56,7 @@ install: $(STAMP)
 demo test: export HF_HUB_OFFLINE := 1
 
 demo: $(STAMP)
-	$(BIN)/python -m flows.demo
+	$(BIN)/python -m flows.demo $(ARGS)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
@@ -48,6 +66,15 @@ up: $(STAMP)
 
 down:
 	PATH=$(CURDIR)/$(BIN):$$PATH bash deployments/down.sh
+
+# uv resolves for Python 3.11.0 on x86-64 Linux against the CPU torch, with hashes; torch itself is
+# left out of the lock and installed on its own (above).
+lock:
+	@test -x .rlvr/tools/bin/uv || ($(PY) -m venv .rlvr/tools && .rlvr/tools/bin/pip install -q "uv==$(UV_VERSION)")
+	.rlvr/tools/bin/uv pip compile pyproject.toml --extra dev --python-version 3.11 \
+	  --python-platform x86_64-manylinux_2_28 --generate-hashes --no-emit-package torch \
+	  --override $(TORCH_PIN) $(TORCH_SOURCE) --index-strategy unsafe-best-match \
+	  --custom-compile-command "make lock" -o $(LOCK)
 
 clean:
 	rm -rf .rlvr

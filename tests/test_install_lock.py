@@ -1,0 +1,59 @@
+"""The environment the suite runs in is exactly the lock CI tested: same packages, same versions.
+
+`make install` (CPU) installs `requirements/cpu.lock` with hashes and copies it into the venv as
+`installed-from.lock`; an environment made otherwise (a GPU host resolving pyproject's ranges, a
+hand-made venv) has no copy, and these checks do not apply to it.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+LOCK = REPO / "requirements" / "cpu.lock"
+INSTALLED_FROM = Path(sys.prefix) / "installed-from.lock"
+PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)", re.MULTILINE)
+NOT_IN_LOCK = {"rlvr-pipeline", "pip", "torch"}  # the project itself, the installer, torch (its own pin file)
+
+needs_locked_install = pytest.mark.skipif(
+    not INSTALLED_FROM.exists(), reason="this environment was not installed from the lock (make install on CPU does)")
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pins(text: str) -> dict[str, str]:
+    return {canonical(name): version for name, version in PIN.findall(text)}
+
+
+def test_every_lock_entry_is_pinned_and_hashed() -> None:
+    entries = re.split(r"\n(?=[A-Za-z0-9])", LOCK.read_text())
+    requirements = [e for e in entries if not e.startswith("#") and e.strip()]
+    assert len(requirements) == len(pins(LOCK.read_text())) > 100
+    assert all("--hash=sha256:" in e for e in requirements)
+
+
+@needs_locked_install
+def test_the_environment_was_installed_from_the_current_lock() -> None:
+    assert INSTALLED_FROM.read_text() == LOCK.read_text(), \
+        "requirements/cpu.lock changed since .venv was made: run `make install` (it rebuilds .venv)"
+
+
+@needs_locked_install
+def test_installed_packages_are_exactly_the_locked_versions() -> None:
+    installed = {canonical(d.metadata["Name"]): d.version for d in metadata.distributions()}
+    installed = {name: version for name, version in installed.items() if name not in NOT_IN_LOCK | {"setuptools", "wheel"}}
+    locked = {name: version for name, version in pins(LOCK.read_text()).items() if name not in {"setuptools", "wheel"}}
+    assert installed == locked
+
+
+@needs_locked_install
+def test_torch_is_the_pinned_cpu_build() -> None:
+    pinned = pins((REPO / "requirements" / "torch-cpu.txt").read_text())["torch"]
+    assert metadata.version("torch") == pinned
