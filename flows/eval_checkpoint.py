@@ -17,22 +17,31 @@ from prefect import flow
 from rlvr_core.watch import eval_dir, is_checkpoint, run_dir_of
 from tasks.artifacts import Progress, artifact_key, publish_results_table
 from tasks.evaluation import evaluate_benchmark
+from tasks.labels import tag_current_flow_run
 from tasks.placement import run_placed
 
 
 def _run_name() -> str:
-    """`eval-<run>-<step-000050>` instead of the full path (readable in the UI's run list)."""
+    """`eval-<run>-<step-000050>` or `eval-<run>-base` instead of the full path (readable in the UI's run list)."""
     from prefect.runtime import flow_run
 
     path = Path(str(flow_run.parameters.get("checkpoint", "model")))
-    return f"eval-{path.parent.parent.name}-{path.name}" if path.parent.name == "checkpoints" else f"eval-{path.name}"
+    if path.parent.name == "checkpoints":
+        return f"eval-{path.parent.parent.name}-{path.name}"
+    run = flow_run.parameters.get("run")
+    return f"eval-{run}-base" if run else f"eval-{path.name}"
 
 
 @flow(name="eval-checkpoint", flow_run_name=_run_name, log_prints=True)
 def eval_checkpoint(checkpoint: str, benchmarks: list[str] | None = None, limit: int | None = None,
                     evals_root: str | None = None, backend: str | None = None, batch_size: int | None = None,
-                    gpus_per_eval: float = 1, store_root: str | None = None) -> dict[str, dict[str, Any]]:
-    """Summaries per benchmark for `checkpoint` (a published checkpoint folder, a model folder or hub id)."""
+                    gpus_per_eval: float = 1, store_root: str | None = None,
+                    run: str | None = None) -> dict[str, dict[str, Any]]:
+    """Summaries per benchmark for `checkpoint` (a published checkpoint folder, a model folder or hub id).
+
+    `run` names the training run a base-model evaluation belongs to, so its run name, tags and artifact
+    keys are that run's (`<run>-base-*`), not the model folder's, which every run from that model shares.
+    """
     if run_dir_of(checkpoint) is not None and not is_checkpoint(checkpoint):
         raise ValueError(f"{checkpoint}: not a published checkpoint (no checkpoint.json). It may still be being "
                          f"written, or was pruned; `watch-checkpoints` evaluates it once it is published.")
@@ -43,7 +52,8 @@ def eval_checkpoint(checkpoint: str, benchmarks: list[str] | None = None, limit:
         raise ValueError(f"{checkpoint}: no benchmarks given and no run config.yaml to take them from. "
                          f"Fix: pass benchmarks, e.g. ['gsm8k']")
     label = Path(checkpoint).name if is_checkpoint(checkpoint) else "base"
-    run_name = run_dir.name if run_dir else Path(checkpoint).name
+    run_name = run_dir.name if run_dir else run or Path(checkpoint).name
+    tag_current_flow_run([*([f"run:{run_name}"] if run_dir or run else []), f"checkpoint:{label}"])
     calls = [dict(model=checkpoint, benchmark=bench, output_dir=str(eval_dir(checkpoint, bench, evals_root)),
                   label=label, limit=limit if limit is not None else defaults.get("limit"),
                   backend=backend or defaults.get("backend", "hf"), batch_size=batch_size or defaults.get("batch_size", 64),

@@ -16,18 +16,26 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from prefect import flow
+from prefect import flow, tags
 
 from flows.cache_datasets import cache_datasets
 from flows.eval_checkpoint import eval_checkpoint
 from rlvr_core.watch import CheckpointWatcher
 from tasks.gpus import discover_gpus
+from tasks.labels import config_run_name, experiment_tags, tag_current_flow_run
 from tasks.models import prepare_model
 from tasks.reports import publish_report
 from tasks.training import create_run, training_in_background
 
 
-@flow(name="train-and-eval", log_prints=True)
+def _run_name() -> str:
+    """`<config>-<YYYYmmdd-HHMMSS>`, so the runs list reads as a list of experiments."""
+    from prefect.runtime import flow_run
+
+    return config_run_name(str(flow_run.parameters.get("config", "tiny-arith")))
+
+
+@flow(name="train-and-eval", flow_run_name=_run_name, log_prints=True)
 def train_and_eval(config: str = "tiny-arith", overrides: list[str] | None = None, max_steps: int | None = None,
                    benchmarks: list[str] | None = None, evaluate_base: bool = True,
                    poll_seconds: float = 2.0) -> dict[str, Any]:
@@ -43,6 +51,14 @@ def train_and_eval(config: str = "tiny-arith", overrides: list[str] | None = Non
     if benchmarks:
         overrides.append(f"evaluation.benchmarks={list(benchmarks)}")
     cfg = load_config(config, overrides)  # a bad config stops here with the field named, before any work
+    labels = experiment_tags(config, cfg)
+    tag_current_flow_run(labels)
+    with tags(*labels):  # every task and subflow run of this experiment carries them too
+        return _train_and_eval(config, overrides, cfg, evaluate_base, poll_seconds)
+
+
+def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: bool,
+                    poll_seconds: float) -> dict[str, Any]:
     seconds: dict[str, float] = {}
     with _timed(seconds, "setup"):
         discover_gpus()  # logs and publishes which GPUs are usable, and which are excluded (held, zombie) and why
@@ -51,6 +67,7 @@ def train_and_eval(config: str = "tiny-arith", overrides: list[str] | None = Non
         base_model = prepare_model(cfg.model.name_or_path, cfg.storage.root, cfg.storage.endpoint_url)
     run_dir = create_run(config, overrides)
     run_name = Path(run_dir).name
+    tag_current_flow_run([f"run:{run_name}"])
 
     summaries: dict[str, Any] = {}
     failed: list[str] = []
@@ -68,7 +85,8 @@ def train_and_eval(config: str = "tiny-arith", overrides: list[str] | None = Non
         if evaluate_base:
             summaries["base"] = eval_checkpoint(base_model, cfg.evaluation.benchmarks, limit=cfg.evaluation.limit,
                                                 evals_root=str(Path(run_dir) / "evals"), store_root=cfg.storage.root,
-                                                batch_size=cfg.evaluation.batch_size, backend=cfg.evaluation.backend)
+                                                batch_size=cfg.evaluation.batch_size, backend=cfg.evaluation.backend,
+                                                run=run_name)
     with _timed(seconds, "report"):
         report = publish_report(run_dir, run_name, summaries)
     if failed:

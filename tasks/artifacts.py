@@ -2,12 +2,14 @@
 
 Prefect shows keyed artifacts on the Artifacts page and versions them by key,
 so keys are derived from the run name and must match `[a-z0-9-]`
-(`artifact_key`). Images are shown by URL; a local file is linked with a
-`file://` URL (the UI can only render it where the browser can reach it).
+(`artifact_key`). A browser cannot load a local file named in a markdown
+artifact, so images in published markdown are embedded as data URIs
+(`embed_local_images`); standalone image artifacts still link `file://` URLs.
 """
 
 from __future__ import annotations
 
+import base64
 import re
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,8 @@ from prefect.artifacts import (
 )
 
 _KEY_BAD = re.compile(r"[^a-z0-9-]+")
+_LOCAL_IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s:]+\.png)\)")
+MAX_EMBEDDED_IMAGE_BYTES = 2_000_000  # the API stores artifacts in its database; a plot is ~50 KB
 
 
 def artifact_key(*parts: str) -> str:
@@ -48,8 +52,27 @@ def publish_results_table(key: str, summaries: dict[str, dict[str, Any]], descri
     return create_table_artifact(rows, key=key, description=description) if rows else None
 
 
-def publish_markdown(key: str, markdown: str, description: str) -> UUID:
-    return create_markdown_artifact(markdown, key=key, description=description)
+def embed_local_images(markdown: str, base_dir: Path) -> str:
+    """`markdown` with each `![alt](relative.png)` under `base_dir` inlined as a base64 data URI.
+
+    A missing or oversized file (over MAX_EMBEDDED_IMAGE_BYTES), or one outside `base_dir`, is left as
+    it was: the report on disk still links it.
+    """
+    root = base_dir.resolve()
+
+    def inline(match: re.Match[str]) -> str:
+        path = (root / match.group(2)).resolve()
+        if not path.is_relative_to(root) or not path.is_file() or path.stat().st_size > MAX_EMBEDDED_IMAGE_BYTES:
+            return match.group(0)
+        return f"![{match.group(1)}](data:image/png;base64,{base64.b64encode(path.read_bytes()).decode()})"
+
+    return _LOCAL_IMAGE.sub(inline, markdown)
+
+
+def publish_markdown(key: str, markdown: str, description: str, base_dir: Path | None = None) -> UUID:
+    """A markdown artifact; with `base_dir`, its local images are embedded so the UI renders them."""
+    body = embed_local_images(markdown, base_dir) if base_dir is not None else markdown
+    return create_markdown_artifact(body, key=key, description=description)
 
 
 def publish_run_links(run_name: str, run_dir: str) -> None:

@@ -23,7 +23,8 @@ def publish_report(run_dir: str, run_name: str, summaries: dict[str, dict[str, A
 
     markdown = build_report(Path(run_dir))  # also writes report.md, the CSVs and the metric-vs-step plot
     report_path = Path(run_dir) / "report.md"
-    publish_markdown(artifact_key(run_name, "report"), markdown, f"Report of {run_name} ({report_path})")
+    publish_markdown(artifact_key(run_name, "report"), markdown, f"Report of {run_name} ({report_path})",
+                     base_dir=Path(run_dir))
     if summaries:
         publish_results_table(artifact_key(run_name, "results"), summaries, f"All results of {run_name}")
     publish_run_links(run_name, run_dir)

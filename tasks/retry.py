@@ -17,7 +17,10 @@ _TRANSIENT_NAMES = {
     "EndpointConnectionError", "HTTPError", "ConnectError", "ReadTimeout", "RemoteDisconnected",
     "HfHubHTTPError", "RayActorError", "WorkerCrashedError", "NodeDiedError", "OutOfMemoryError",
 }
-_PERMANENT_BASES = (ValueError, TypeError, KeyError, ImportError, FileNotFoundError, NotImplementedError)
+# File-system errors that name a path problem (missing, not allowed, wrong kind) repeat on every attempt;
+# other OSErrors (disk full, a reset socket, a stale NFS handle) may not.
+_PERMANENT_BASES = (ValueError, TypeError, KeyError, ImportError, NotImplementedError, FileNotFoundError,
+                    PermissionError, IsADirectoryError, NotADirectoryError, FileExistsError)
 
 
 def is_transient(exc: BaseException) -> bool:

@@ -139,11 +139,15 @@ def train(config: str, overrides: list[str], run_dir: str, run_name: str, emit_e
 
 
 def publish_checkpoint_event(data: dict[str, Any], run_name: str) -> None:
-    """Emit `rlvr.checkpoint.saved` for the trainer's marker; the deployment trigger reads `payload.path`."""
+    """Emit `rlvr.checkpoint.saved` for the trainer's marker; the deployment trigger reads `payload.path`.
+
+    The path is made absolute (the trainer runs in this process's working directory), so a listener in
+    another directory finds the checkpoint and every event for one checkpoint carries the same path.
+    """
     run = str(data.get("run") or run_name)
     emit_event(
         event=CHECKPOINT_SAVED,
         resource={"prefect.resource.id": run_resource_id(run), "prefect.resource.name": run},
-        payload={"path": str(data["path"]), "step": data.get("step"), "run": run,
+        payload={"path": str(Path(data["path"]).resolve()), "step": data.get("step"), "run": run,
                  "content_hash": data.get("content_hash")},
     )

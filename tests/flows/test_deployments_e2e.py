@@ -11,6 +11,7 @@ training flow run leaves no trainer process behind.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -107,6 +108,14 @@ def test_train_and_eval_arith_through_deployments_and_triggers(deployed, tmp_pat
         assert (run_dir / "report.md").is_file() and "base" in (run_dir / "report.md").read_text()
 
         assert count_scheduled_runs("baseline-eval/nightly") > 0
+
+        # The runs list reads as experiments: a config-named run, tagged so the UI can filter by them.
+        assert re.fullmatch(r"tiny-arith-\d{8}-\d{6}", run.name), run.name
+        assert {"config:tiny-arith", "model:tiny:arith", "dataset:arith", f"run:{run_dir.name}"} <= set(run.tags), run.tags
+        subflows = [r for r in client.read_flow_runs(limit=200) if r.name.startswith(f"eval-{run_dir.name}-")]
+        assert {r.name for r in subflows} >= {f"eval-{run_dir.name}-step-000004", f"eval-{run_dir.name}-base"}
+        assert all(f"run:{run_dir.name}" in r.tags for r in subflows), [(r.name, r.tags) for r in subflows]
+        assert {f"{slug}-base-results"} <= keys, keys
 
 
 def wait_for_triggered(client, paths: set[str], timeout_s: float, at_least: int = 1) -> list:

@@ -21,6 +21,9 @@ def test_network_and_storage_failures_are_transient_but_bad_input_is_not() -> No
     assert not is_transient(ConfigError("training.max_steps = -1: must be >= 1"))
     assert not is_transient(ValueError("unknown benchmark"))
     assert not is_transient(FileNotFoundError("configs/nope.yaml"))
+    assert not is_transient(PermissionError(13, "Permission denied", "/data/store"))
+    assert not is_transient(IsADirectoryError(21, "Is a directory", "configs"))
+    assert is_transient(OSError(28, "No space left on device"))
 
 
 def _count(path: Path) -> int:

@@ -1,0 +1,47 @@
+"""Published markdown shows its plots in the Prefect UI: local images travel inside the artifact."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from tasks.artifacts import MAX_EMBEDDED_IMAGE_BYTES, artifact_key, embed_local_images  # noqa: E402
+from tasks.labels import config_run_name  # noqa: E402
+
+
+def _plot(path: Path) -> bytes:
+    fig, ax = plt.subplots(figsize=(2, 2))
+    ax.plot([0, 1], [0, 1])
+    fig.savefig(path)
+    plt.close(fig)
+    return path.read_bytes()
+
+
+def test_a_plot_next_to_the_report_is_embedded_as_a_data_uri(tmp_path: Path) -> None:
+    png = _plot(tmp_path / "metric_vs_step.png")
+    markdown = "# Report\n\n![primary metric vs checkpoint step](metric_vs_step.png)\n"
+    embedded = embed_local_images(markdown, tmp_path)
+    prefix = "![primary metric vs checkpoint step](data:image/png;base64,"
+    assert prefix in embedded and "metric_vs_step.png" not in embedded
+    encoded = embedded.split(prefix, 1)[1].split(")", 1)[0]
+    assert base64.b64decode(encoded) == png
+
+
+def test_missing_oversized_and_outside_images_are_left_as_links(tmp_path: Path) -> None:
+    (tmp_path / "huge.png").write_bytes(b"\0" * (MAX_EMBEDDED_IMAGE_BYTES + 1))
+    outside = tmp_path.parent / "outside.png"
+    _plot(outside)
+    markdown = "![a](missing.png) ![b](huge.png) ![c](../outside.png) ![d](https://example.org/x.png)"
+    assert embed_local_images(markdown, tmp_path) == markdown
+
+
+def test_run_names_and_artifact_keys_are_readable() -> None:
+    from datetime import datetime
+
+    assert config_run_name("configs/tiny-arith.yaml", datetime(2026, 11, 23, 18, 45, 1)) == "tiny-arith-20261123-184501"
+    assert artifact_key("tiny-arith_20261123.1845", "base", "results") == "tiny-arith-20261123-1845-base-results"
