@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from rlvr_core.data.source import Source
 from rlvr_core.data.sources import BUILTIN
+from rlvr_core.data.sources.arith_calc import ARITH_CALC
+from rlvr_core.data.sources.webextract import WEBEXTRACT
 
 _REGISTRY: dict[str, Source] = {}
 
@@ -58,5 +60,5 @@ def resolve(name: str) -> Resolved:
     return Resolved(source, (config,))
 
 
-for _source in BUILTIN:
+for _source in (*BUILTIN, WEBEXTRACT, ARITH_CALC):
     register_source(_source)

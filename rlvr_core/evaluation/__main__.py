@@ -12,7 +12,7 @@ from rlvr_core.evaluation.settings import STANDARD, parse_override_args
 
 def build_parser() -> argparse.ArgumentParser:
     standard = ", ".join(f"{k}={v}" for k, v in STANDARD.to_dict().items())
-    benches = "\n".join(f"  {name:<9} {get_benchmark(name).description}" for name in benchmark_names())
+    benches = "\n".join(f"  {name:<10} {get_benchmark(name).description}" for name in benchmark_names())
     parser = argparse.ArgumentParser(
         prog="python -m rlvr_core.evaluation",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -24,18 +24,25 @@ def build_parser() -> argparse.ArgumentParser:
                "examples:\n  python -m rlvr_core.evaluation tiny:arith arith --out /tmp/eval --limit 50\n"
                "  python -m rlvr_core.evaluation runs/x/checkpoints/step-000050 gsm8k --out runs/x/evals/step-000050/gsm8k\n"
                "  python -m rlvr_core.evaluation Qwen/Qwen3-1.7B gsm8k --backend openai "
-               "--base-url http://localhost:8000/v1 --out /tmp/q",
+               "--base-url http://localhost:8000/v1 --out /tmp/q\n"
+               "  python -m rlvr_core.evaluation Qwen/Qwen3-8B webextract --backend openai --openai-mode chat "
+               "--base-url http://localhost:8000/v1 --out /tmp/w --limit 72\n"
+               "  python -m rlvr_core.evaluation oracle webextract --backend webextract-oracle --out /tmp/oracle",
     )
     parser.add_argument("model", help="checkpoint or HF folder, 'tiny:arith', a store URI, or the endpoint's model "
                                       "name with --backend openai")
     parser.add_argument("benchmark", choices=benchmark_names(), metavar="BENCHMARK", help="benchmark name (see below)")
     parser.add_argument("--out", required=True, help="output folder for the three files")
     parser.add_argument("--limit", type=int, default=None, help="evaluate only the first N items")
-    parser.add_argument("--backend", choices=["hf", "vllm", "openai"], default="hf", help="generation backend")
+    scripted = sorted({name for b in benchmark_names() for name in get_benchmark(b).policies})
+    parser.add_argument("--backend", choices=["hf", "vllm", "openai", *scripted], default="hf",
+                        help="generation backend, or a benchmark's scripted policy (" + ", ".join(scripted) + ")")
     parser.add_argument("--device", default="auto", help="auto (GPU if present), cpu or cuda")
     parser.add_argument("--batch-size", type=int, default=64, help="prompts per generation batch (and per write)")
     parser.add_argument("--store", default=None, help="dataset/model store (local folder or s3://...)")
     parser.add_argument("--base-url", default=None, help="--backend openai: the endpoint, e.g. http://host:8000/v1")
+    parser.add_argument("--openai-mode", choices=["completions", "chat"], default=None,
+                        help="--backend openai: raw prompts (completions, the default) or chat messages (chat)")
     parser.add_argument("--override", action="append", default=[], metavar="NAME=VALUE",
                         help="explicitly change an enforced setting (repeatable); recorded in the summary")
     parser.add_argument("--pass-threshold", type=float, default=0.5, help="reward counted as a pass (pass_rate)")
@@ -52,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         summary = evaluate(
             args.model, args.benchmark, output_dir=args.out, backend=args.backend, limit=args.limit,
             device=args.device, batch_size=args.batch_size, settings_override=overrides or None, store=args.store,
-            backend_options={"base_url": args.base_url} if args.base_url else None,
+            backend_options={k: v for k, v in (("base_url", args.base_url), ("mode", args.openai_mode)) if v} or None,
             pass_threshold=args.pass_threshold, progress=not args.no_progress,
         )
     except ValueError as err:

@@ -14,9 +14,9 @@ string-matching `hendrycks_math` task underrates base models by more than half.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from rlvr_core.data.schema import Problem
 from rlvr_core.evaluation import prompts
@@ -58,6 +58,14 @@ class Benchmark:
     `scoring="instructions"` scores IFEval-style prompts per instruction,
     strict and loose (see `scoring.py`). `expected_size` is the documented
     item count, reported next to `n` so a truncated run is obvious.
+
+    Multi-turn benchmarks name a `rollout` ("module:function" taking the
+    backend, the problems and the sampling settings, returning one completion
+    record per problem, whole episode included) instead of one generation per
+    prompt; `rollout_settings` (the episode limits) enter the evaluation key,
+    so a change of limits is a new evaluation. `policies` maps a `--backend`
+    name to a scripted policy ("module:Class") that stands in for a model,
+    e.g. the webextract oracle.
     """
 
     name: str
@@ -71,6 +79,9 @@ class Benchmark:
     scoring: Literal["filters", "instructions"] = "filters"
     expected_size: int | None = None
     offline: bool = False
+    rollout: str | None = None
+    rollout_settings: Mapping[str, Any] | None = None
+    policies: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def primary_metric(self) -> str:
@@ -96,6 +107,12 @@ def get_benchmark(name: str) -> Benchmark:
     if name not in _BENCHMARKS:
         raise ValueError(f"unknown benchmark {name!r}. Fix: use one of {benchmark_names()}")
     return _BENCHMARKS[name]
+
+
+def _webextract_limits() -> dict[str, Any]:
+    from rlvr_core.envs.web.env import EpisodeLimits
+
+    return EpisodeLimits().to_dict()
 
 
 def load_benchmark_problems(benchmark: Benchmark, *, store, limit: int | None = None) -> list[Problem]:
@@ -166,6 +183,22 @@ for _benchmark in (
         scoring="instructions",
         expected_size=300,
         description="IFBench (out-of-distribution constraints), zero-shot; strict and loose.",
+    ),
+    Benchmark(
+        name="webextract",
+        dataset="webextract",
+        split="bench",
+        prompt=prompts.raw_prompt,
+        max_new_tokens=1024,
+        filters=(("reward", identity),),
+        expected_size=720,
+        description="Web extraction with tools (run_python + BeautifulSoup, navigate), multi-turn; 24 archetypes x 3 "
+                    "difficulties x 10 seeds, partial credit, abstention, safety penalty.",
+        offline=True,
+        rollout="rlvr_core.envs.web.rollout:rollout",
+        rollout_settings=_webextract_limits(),
+        policies={"webextract-oracle": "rlvr_core.envs.web.oracle:OraclePolicy",
+                  "webextract-abstain": "rlvr_core.envs.web.oracle:AbstainPolicy"},
     ),
     Benchmark(
         name="mbpp",

@@ -30,6 +30,7 @@ from rlvr_core.evaluation.jsonl import JsonlAppender, read_records
 from rlvr_core.evaluation.metrics import DEFAULT_PASS_THRESHOLD, summarise_records
 from rlvr_core.evaluation.scoring import score_completions
 from rlvr_core.evaluation.settings import EvalSettings, apply_overrides, stable_hash
+from rlvr_core.progress import Progress
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +94,19 @@ def _batches(items: list[int], size: int) -> Iterator[list[int]]:
         yield items[start : start + size]
 
 
+def _import(target: str) -> Any:
+    """The object a "module:name" string names."""
+    import importlib
+
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _scripted(bench: Benchmark, backend_name: str) -> Any:
+    """The benchmark's scripted policy named `backend_name`, or None for a real backend."""
+    return _import(bench.policies[backend_name])() if backend_name in bench.policies else None
+
+
 def _backend_options(backend: str, settings: EvalSettings, batch_size: int) -> dict[str, Any]:
     if backend == "hf":
         return {"batch_size": batch_size}
@@ -134,21 +148,27 @@ def evaluate(
     bench = get_benchmark(benchmark)
     settings, overridden = apply_overrides(settings_override)
     store = open_store(store) if store is None or isinstance(store, str) else store
-    model_path = resolve_model(model, backend, store)
-    device = "remote" if backend == "openai" else resolve_device(device)
+    scripted = backend in bench.policies  # a scripted policy of a multi-turn benchmark stands in for the model
+    model_path = model if scripted else resolve_model(model, backend, store)
+    device = "remote" if backend == "openai" else "cpu" if scripted else resolve_device(device)
     if "dtype" not in overridden:
         settings = settings.for_device(device)
     problems = load_benchmark_problems(bench, store=store, limit=limit)
     prompts = [bench.prompt(p) for p in problems]
     options = {**_backend_options(backend, settings, batch_size), **(backend_options or {})}
-    identity = model_identity(model_path) if backend != "openai" else {
-        "path": model, "kind": "endpoint", "step": None,
-        "content_hash": f"endpoint:{model}@{options.get('base_url', '')}"}
+    if scripted:
+        identity = {"path": model, "kind": "policy", "step": None, "content_hash": f"policy:{bench.policies[backend]}"}
+    elif backend == "openai":
+        identity = {"path": model, "kind": "endpoint", "step": None,
+                    "content_hash": f"endpoint:{model}@{options.get('base_url', '')}"}
+    else:
+        identity = model_identity(model_path)
     key_payload = {
         "content_hash": identity["content_hash"], "benchmark": bench.name, "dataset": bench.dataset,
         "split": bench.split, "prompts_sha": stable_hash(prompts), "max_new_tokens": bench.max_new_tokens,
         "stop": list(bench.stop), "settings": settings.to_dict(), "limit": limit, "n": len(problems),
         "backend": backend,
+        **({"rollout": dict(bench.rollout_settings or {})} if bench.rollout else {}),
     }
     key = stable_hash(key_payload)
     out = Path(output_dir)
@@ -181,6 +201,7 @@ def evaluate(
         "decoding": {"max_new_tokens": bench.max_new_tokens, "stop": list(bench.stop)},
         "model": identity,
         "backend": backend,
+        **({"rollout": dict(bench.rollout_settings or {})} if bench.rollout else {}),
         "device": device,
         "batch_size": batch_size,
         "git": git_commit(),
@@ -195,9 +216,11 @@ def evaluate(
 def _run_items(bench: Benchmark, problems: list, prompts: list[str], out: Path, model_path: str, backend_name: str,
                device: str, settings: EvalSettings, options: dict[str, Any], verifier_workers: int,
                progress: bool) -> int:
-    """Generate and score every unfinished item, one durable batch at a time; returns how many were generated."""
-    from tqdm import tqdm
+    """Generate and score every unfinished item, one durable batch at a time; returns how many were generated.
 
+    Progress goes to the log every few seconds (the Prefect UI shows it) and, when `progress` is set and
+    stderr is a terminal, to a bar.
+    """
     from rlvr_core.generation import SamplingParams, create_backend
     from rlvr_core.verifiers import VerifierPool
 
@@ -214,18 +237,22 @@ def _run_items(bench: Benchmark, problems: list, prompts: list[str], out: Path, 
     try:
         with (VerifierPool(workers=verifier_workers) as pool, JsonlAppender(out / COMPLETIONS) as completion_log,
               JsonlAppender(out / RESULTS) as result_log,
-              tqdm(total=len(problems), initial=len(problems) - len(todo), unit="item", desc=bench.name,
-                   disable=not progress, dynamic_ncols=True) as bar):
+              Progress(len(problems), f"eval {bench.name}", log, unit="item", initial=len(problems) - len(todo),
+                       bar=None if progress else False) as bar):
             for chunk in _batches(todo, step):
                 missing = [i for i in chunk if i not in completions]
                 if missing:
                     if backend is None:
-                        backend = create_backend(backend_name, model_path, device=device, dtype=settings.dtype,
-                                                 seed=settings.seed, **options)
-                    generations = backend.generate([prompts[i] for i in missing], params)
-                    records = [{"index": i, "id": problems[i].id, "prompt": prompts[i], "completion": g.text,
-                                "finish_reason": g.finish_reason, "completion_tokens": len(g.token_ids)}
-                               for i, g in zip(missing, generations)]
+                        backend = _scripted(bench, backend_name) or create_backend(
+                            backend_name, model_path, device=device, dtype=settings.dtype, seed=settings.seed, **options)
+                    if bench.rollout is None:
+                        generations = backend.generate([prompts[i] for i in missing], params)
+                        outputs = [{"completion": g.text, "finish_reason": g.finish_reason,
+                                    "completion_tokens": len(g.token_ids)} for g in generations]
+                    else:  # multi-turn: episodes, not single generations
+                        outputs = _import(bench.rollout)(backend, [problems[i] for i in missing], params)
+                    records = [{"index": i, "id": problems[i].id, "prompt": prompts[i], **o}
+                               for i, o in zip(missing, outputs)]
                     completion_log.append(records)
                     completions.update((r["index"], r) for r in records)
                     generated += len(missing)

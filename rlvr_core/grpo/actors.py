@@ -37,6 +37,14 @@ class RolloutWorker:
 
         return [asdict(g) for g in self.backend.generate(prompts, SamplingParams(**params))]
 
+    def episodes(self, problems: list[Any], params: dict[str, Any]) -> list[dict[str, Any]]:
+        """Multi-turn datasets: `params["n"]` episodes per problem, played here (model turns and tool calls)
+        so they overlap training like single-turn generation; each is one sample with a loss mask."""
+        from rlvr_core.envs.sampling import episode_samples
+        from rlvr_core.generation import SamplingParams
+
+        return episode_samples(self.backend, problems, SamplingParams(**params))
+
     def load_weights(self, weights: dict[str, np.ndarray], version: int) -> int:
         """Take the trainer's weights in place; return the version now held (the driver asserts it).
 

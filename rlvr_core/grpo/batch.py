@@ -29,6 +29,8 @@ class Rollout:
     weight_version: int
     reward: float = 0.0
     status: str = ""
+    loss_mask: list[int] | None = None  # multi-turn: 1 on model tokens, 0 on tool outputs; None: all trained
+    episode: dict | None = None          # multi-turn: the whole conversation, kept in rollouts.jsonl
 
 
 @dataclass
@@ -100,9 +102,12 @@ def build_train_batch(groups: list[Group], algorithm: "Algorithm", *, max_new_to
 
     Advantages come from each *whole* group's rewards; `skip_overlong` then
     zeroes the loss of completions that hit `max_new_tokens` (they keep their
-    place in the group statistics, as in DAPO's overlong filtering). Rows are
-    left-padded like `generate` does; position ids count from the first real
-    token. Arrays (B completions, L = longest prompt+completion):
+    place in the group statistics, as in DAPO's overlong filtering). A
+    multi-turn rollout's `token_ids` hold its model turns and tool outputs in
+    order, and its `loss_mask` keeps the tool outputs out of the loss (and out
+    of the token weights' lengths). Rows are left-padded like `generate` does;
+    position ids count from the first real token. Arrays (B completions,
+    L = longest prompt+completion):
       input_ids [B, L] int64, attention_mask [B, L] int64, position_ids [B, L] int64,
       completion_mask [B, L-1] float32 (1 where the *target* token is a trained completion token),
       old_logprobs [B, L-1] float32, token_weights [B, L-1] float32, advantages [B] float32.
@@ -129,7 +134,7 @@ def build_train_batch(groups: list[Group], algorithm: "Algorithm", *, max_new_to
         attention[i, width - len(row):] = 1
         n = len(r.token_ids)
         if n and not (skip_overlong and r.finish_reason == "length"):
-            completion[i, width - 1 - n:] = 1.0
+            completion[i, width - 1 - n:] = 1.0 if r.loss_mask is None else r.loss_mask
             old_logprobs[i, width - 1 - n:] = r.logprobs
     if not completion.any():
         return None

@@ -21,12 +21,14 @@ class RolloutWorkerError(RuntimeError):
 
 @dataclass
 class Request:
-    """One generate call: `prompts` sent to worker `slot`, remembered so it can be resubmitted."""
+    """One call to worker `slot`, remembered so it can be resubmitted: `generate(prompts, params)`, or with
+    `method="episodes"` the episodes of multi-turn problems (then `prompts` holds the `Problem`s)."""
 
     slot: int
-    prompts: list[str]
+    prompts: list[Any]
     params: dict[str, Any]
     tag: Any = None          # caller's bookkeeping (e.g. the (position, problem) items)
+    method: str = "generate"
     future: Any = None
     actor: Any = None        # the actor the future belongs to (a restarted slot has a new one)
 
@@ -60,14 +62,15 @@ class RolloutPool:
             raise RolloutWorkerError(f"rollout worker {slot} could not start: {exc}. Check the model path, free "
                                      f"memory and the Ray worker logs") from None
 
-    def submit(self, slot: int, prompts: list[str], params: dict[str, Any], tag: Any = None) -> Request:
-        request = Request(slot=slot, prompts=prompts, params=params, tag=tag)
+    def submit(self, slot: int, prompts: list[Any], params: dict[str, Any], tag: Any = None,
+               method: str = "generate") -> Request:
+        request = Request(slot=slot, prompts=prompts, params=params, tag=tag, method=method)
         self._send(request)
         return request
 
     def _send(self, request: Request) -> None:
         request.actor = self.actors[request.slot]
-        request.future = request.actor.generate.remote(request.prompts, request.params)
+        request.future = getattr(request.actor, request.method).remote(request.prompts, request.params)
 
     def collect(self, requests: list[Request]) -> list[list[dict[str, Any]]]:
         """Results of `requests`, in order; restarts dead or hung workers (once per slot) and resubmits."""

@@ -2,6 +2,10 @@
 
 See `loop.py` for the step structure and the generate-ahead rule.
 
+Multi-turn datasets (listed in `rlvr_core/envs/registry.py`) take the same
+path: their problems go to the workers' `episodes` instead of `generate`,
+and come back as samples whose loss mask leaves tool outputs untrained.
+
 Resume from anything: `--resume` continues from the newest complete
 checkpoint, after cutting the trace back to that checkpoint's step; a run
 killed before its first checkpoint restarts from step 0 with empty traces
@@ -18,6 +22,7 @@ from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rlvr_core.envs.registry import environment_for
 from rlvr_core.grpo.batch import Group, Rollout, build_train_batch, filter_groups, split_by_staleness
 from rlvr_core.grpo.loop import PendingBatch, TrainResult
 from rlvr_core.grpo.trace import TraceWriter, plot_reward_curve, read_trace, write_results
@@ -249,14 +254,19 @@ class Session:
         items = self.stream.take(s.prompts_per_step)
         requests = []
         for slot in range(workers):
-            chunk = items[slot::workers]
-            if not chunk:
-                continue
-            self.requests_made += 1
-            params = {"max_new_tokens": s.max_new_tokens, "temperature": s.temperature, "top_p": s.top_p,
-                      "n": s.group_size, "seed": cfg.run.seed * 1_000_003 + self.requests_made}
-            prompts = [cfg.data.prompt_template.format(prompt=p.prompt) for _, p in chunk]
-            requests.append(self.pool.submit(slot, prompts, params, tag=chunk))
+            # Problems of a multi-turn dataset are played as episodes by the worker (their environment renders
+            # the conversation, so `prompt_template` does not apply); the others are one generation per prompt.
+            single = [item for item in items[slot::workers] if environment_for(item[1]) is None]
+            multi = [item for item in items[slot::workers] if environment_for(item[1]) is not None]
+            for chunk, method in ((single, "generate"), (multi, "episodes")):
+                if not chunk:
+                    continue
+                self.requests_made += 1
+                params = {"max_new_tokens": s.max_new_tokens, "temperature": s.temperature, "top_p": s.top_p,
+                          "n": s.group_size, "seed": cfg.run.seed * 1_000_003 + self.requests_made}
+                prompts = ([cfg.data.prompt_template.format(prompt=p.prompt) for _, p in chunk] if method == "generate"
+                           else [p for _, p in chunk])
+                requests.append(self.pool.submit(slot, prompts, params, tag=chunk, method=method))
         return PendingBatch(step=step, requests=requests, submitted_at=time.perf_counter())
 
     def _groups(self, batch: PendingBatch, outputs: list[list[dict[str, Any]]]) -> list[Group]:
@@ -266,7 +276,8 @@ class Session:
             for k, (position, problem) in enumerate(request.tag):
                 rollouts = [Rollout(prompt_token_ids=g["prompt_token_ids"], token_ids=g["token_ids"],
                                     logprobs=g["logprobs"], text=g["text"], finish_reason=g["finish_reason"],
-                                    weight_version=g["weight_version"]) for g in gens[k * n:(k + 1) * n]]
+                                    weight_version=g["weight_version"], loss_mask=g.get("loss_mask"),
+                                    episode=g.get("episode")) for g in gens[k * n:(k + 1) * n]]
                 groups.append(Group(position=position, problem=problem, rollouts=rollouts))
         return groups
 
@@ -289,11 +300,16 @@ class Session:
                                     t.sync_logprob_tolerance)
 
     def _evaluate(self) -> tuple[float, float]:
-        """Held-out greedy accuracy of the weights the rollout workers hold (synced to the trainer's)."""
+        """Held-out greedy accuracy of the weights the rollout workers hold (synced to the trainer's); a
+        multi-turn held-out set is played as greedy episodes, tools included."""
         started = time.perf_counter()
         cfg = self.config
-        prompts = [cfg.data.prompt_template.format(prompt=p.prompt) for p in self.heldout]
-        request = self.pool.submit(0, prompts, {"max_new_tokens": cfg.sampling.max_new_tokens, "temperature": 0.0})
+        params = {"max_new_tokens": cfg.sampling.max_new_tokens, "temperature": 0.0}
+        if self.heldout and environment_for(self.heldout[0]) is not None:
+            request = self.pool.submit(0, list(self.heldout), params, method="episodes")
+        else:
+            prompts = [cfg.data.prompt_template.format(prompt=p.prompt) for p in self.heldout]
+            request = self.pool.submit(0, prompts, params)
         gens = self.pool.collect([request])[0]
         scores = self.verifier.verify_batch([(g["text"], p) for g, p in zip(gens, self.heldout)])
         accuracy = sum(s.status == "correct" for s in scores) / len(scores)
@@ -303,7 +319,8 @@ class Session:
     def _log_samples(self, groups: list[Group]) -> None:
         rows = [{"step": self.step, "position": g.position, "problem_id": g.problem.id, "sample": i, "text": r.text,
                  "reward": r.reward, "status": r.status, "weight_version": r.weight_version,
-                 "finish_reason": r.finish_reason, "tokens": len(r.token_ids)}
+                 "finish_reason": r.finish_reason, "tokens": len(r.token_ids),
+                 **({} if r.episode is None else {"trained_tokens": sum(r.loss_mask or ()), "episode": r.episode})}
                 for g in groups for i, r in enumerate(g.rollouts)]
         self.trace.append("rollouts.jsonl", rows)
         shown = self.config.training.samples_per_step

@@ -16,11 +16,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="where to write (default: the run folder)")
     parser.add_argument("--threshold", type=float, default=0.5, help="reward counted as a pass")
     parser.add_argument("--quiet", action="store_true", help="do not print the markdown")
+    parser.add_argument("--webextract", action="store_true",
+                        help="PATHs are webextract eval folders, one per model: write webextract_report.md (per model, "
+                             "per archetype, failures; paired comparisons only on equal items and mode)")
+    parser.add_argument("--labels", default=None, help="--webextract: comma-separated model labels, one per PATH")
+    parser.add_argument("--baseline", default=None, help="--webextract: the label the others are compared with")
+    parser.add_argument("--allow-unequal", action="store_true",
+                        help="--webextract: compare unequal evaluations on their shared items (flagged) instead of refusing")
     args = parser.parse_args(argv)
     from rlvr_core.reports.build import build_report
 
     try:
-        markdown = build_report(args.paths, out_dir=args.out, threshold=args.threshold)
+        if args.webextract:
+            from rlvr_core.reports.webextract import build_webextract_report
+
+            if args.out is None:
+                raise ValueError("--webextract needs --out DIR")
+            markdown = build_webextract_report(
+                args.paths, out_dir=args.out, labels=args.labels.split(",") if args.labels else None,
+                threshold=args.threshold, baseline=args.baseline, allow_unequal=args.allow_unequal)
+        else:
+            markdown = build_report(args.paths, out_dir=args.out, threshold=args.threshold)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -24,6 +24,7 @@ _REGISTRY: dict[str, str] = {
     "code": "rlvr_core.verifiers.code:CodeVerifier",
     "ifeval": "rlvr_core.verifiers.ifeval.verifier:IFEvalVerifier",
     "ifbench": "rlvr_core.verifiers.ifbench.verifier:IFBenchVerifier",
+    "webextract": "rlvr_core.verifiers.webextract:WebExtractVerifier",
 }
 _INSTANCES: dict[str, "Verifier"] = {}
 

@@ -1,0 +1,158 @@
+"""`arith-calc`: three-digit addition with a calculator tool, the smallest environment that needs a tool.
+
+The tiny model adds two-digit numbers (`arith`) and fails at three digits,
+so the calculator is worth using: a turn `<calc>347+812</calc>` gets back the
+tool message `1159`, and the next turn answers `#### 1159`. A turn without a
+call ends the episode; the math verifier scores the model's turns joined by
+newlines, so only the model's own `#### N` counts (the tool output is not part
+of the completion).
+
+`tool_warmup` builds a tool-using starting point offline, the way
+`rlvr_core/models/warmup.py` builds the tiny model: supervised steps on
+transcripts rendered exactly as episodes render them, where a fraction
+`tool_fraction` of the examples call the calculator and the rest answer
+directly. With a fraction below one half, greedy decoding still answers
+directly (and mostly wrongly) while sampling calls the tool often enough
+for GRPO to find out that calling it pays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rlvr_core.data.schema import Problem
+from rlvr_core.envs.chat import Message, PlainTranscript, tool_message
+from rlvr_core.envs.episode import StepResult
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
+
+SOURCE = "arith-calc"
+LOW, HIGH = 100, 999
+SPLIT_SIZES = {"train": 20000, "test": 2000}
+_CALL = re.compile(r"<calc>(.*?)</calc>", re.DOTALL)
+_EXPRESSION = re.compile(r"\s*\d{1,6}(\s*[-+*]\s*\d{1,6}){0,3}\s*")
+
+
+def _split_of(a: int, b: int) -> str:
+    return "test" if hashlib.sha256(f"{a}+{b}".encode()).digest()[0] % 10 == 0 else "train"
+
+
+def generate(split: str) -> list[Problem]:
+    """`SPLIT_SIZES[split]` distinct problems "What is a + b?" (a, b in 100..999), train and test disjoint."""
+    if split not in SPLIT_SIZES:
+        raise ValueError(f"{SOURCE}: unknown split {split!r}; choose one of {sorted(SPLIT_SIZES)}")
+    rng = random.Random(f"{SOURCE}|{split}")
+    seen: set[tuple[int, int]] = set()
+    problems = []
+    while len(problems) < SPLIT_SIZES[split]:
+        a, b = rng.randint(LOW, HIGH), rng.randint(LOW, HIGH)
+        if (a, b) in seen or _split_of(a, b) != split:
+            continue
+        seen.add((a, b))
+        problems.append(Problem(id=f"{SOURCE}-{split}-{a}+{b}", source=SOURCE, prompt=f"What is {a} + {b}?",
+                                answer=str(a + b), verifier="math", category="addition"))
+    return problems
+
+
+def calculate(expression: str) -> str:
+    """The value of an integer expression with + - * (at most four numbers), or an error message."""
+    if not _EXPRESSION.fullmatch(expression):
+        return "error: the calculator takes integers joined by + - *, e.g. <calc>347+812</calc>"
+    total, sign, term = 0, 1, None
+    for token in re.findall(r"\d+|[-+*]", expression):
+        if token.isdigit():
+            term = int(token) if term is None else term * int(token)
+        elif token == "*":
+            continue
+        else:
+            total, sign, term = total + sign * (term or 0), 1 if token == "+" else -1, None
+    return str(total + sign * (term or 0))
+
+
+class CalcEnv:
+    """One `arith-calc` episode: at most one `<calc>` call per turn; a turn without one ends the episode."""
+
+    stop_strings = ("</calc>",)
+    separator = "\n"
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.id = problem.id
+
+    def initial_messages(self) -> list[Message]:
+        return [{"role": "user", "content": self.problem.prompt}]
+
+    def canonical(self, text: str, finish_reason: str) -> str:
+        opened = text.rfind("<calc>")
+        if finish_reason == "stop" and opened >= 0 and "</calc>" not in text[opened:]:
+            return text + "</calc>"  # generation stopped at "</calc>" and left it out
+        return text
+
+    def step(self, text: str, finish_reason: str, *, last_turn: bool) -> StepResult:
+        call = _CALL.search(text)
+        if call is None:
+            return StepResult(True, None, "answer" if "####" in text else "no_answer", {"calls": []})
+        if last_turn:
+            return StepResult(True, None, "max_turns", {"calls": [{"expression": call.group(1)}], "executed": False})
+        output = calculate(call.group(1))
+        return StepResult(False, tool_message([output]), "", {"calls": [{"expression": call.group(1), "output": output}]})
+
+
+def transcript(problem: Problem, *, use_tool: bool) -> list[tuple[str, bool]]:
+    """A correct episode as (text, is_model_text) pieces, rendered exactly as a `TextPolicy` renders it."""
+    plain = PlainTranscript()
+    env = CalcEnv(problem)
+    pieces = [(plain.prompt(env.initial_messages()), False)]
+    if use_tool:
+        a, b = re.findall(r"\d+", problem.prompt)
+        call = f"<calc>{a}+{b}</calc>"
+        result = env.step(call, "stop", last_turn=False)
+        pieces += [(call, True), (plain.tail(result.reply), False)]
+    return pieces + [(f"#### {problem.answer}", True)]
+
+
+def _row(tokenizer: "PreTrainedTokenizerBase", pieces: list[tuple[str, bool]]) -> tuple[list[int], list[int]]:
+    """(ids, labels) with the loss on model text and the closing eos only."""
+    ids: list[int] = []
+    labels: list[int] = []
+    for text, trained in pieces:
+        piece = tokenizer(text, add_special_tokens=False)["input_ids"]
+        ids += piece
+        labels += piece if trained else [-100] * len(piece)
+    return ids + [tokenizer.eos_token_id], labels + [tokenizer.eos_token_id]
+
+
+def tool_warmup(model_dir: Path | str, out_dir: Path | str, *, tool_fraction: float = 0.3, steps: int = 150,
+                batch_size: int = 64, learning_rate: float = 2e-3, seed: int = 0,
+                problems: list[Problem] | None = None) -> Path:
+    """Fine-tune the model in `model_dir` on `arith-calc` transcripts of `problems` (default: the train split; see
+    the module docstring); save to `out_dir` and return it. Deterministic in its arguments on one machine."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from rlvr_core.models.warmup import _pad_batch
+
+    torch.manual_seed(seed)
+    rng = random.Random(seed)
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
+    problems = problems or generate("train")
+    optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.0)
+    model.train()
+    for _ in range(steps):
+        batch = [_row(tokenizer, transcript(p, use_tool=rng.random() < tool_fraction))
+                 for p in rng.choices(problems, k=batch_size)]
+        loss = model(**_pad_batch(tokenizer, batch)).loss
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+    out = Path(out_dir)
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return out
