@@ -17,6 +17,14 @@ stop() {  # pidfile: SIGTERM the process group started by up.sh, SIGKILL after 1
   rm -f "$file"
 }
 
+# Runs the workers are executing would stay Running with nothing behind them: cancel them first, and say so.
+if [ -f .rlvr/prefect/env ] && ls "$PIDS"/worker-*.pid >/dev/null 2>&1; then
+  # shellcheck disable=SC1091
+  source .rlvr/prefect/env
+  pools=$(for file in "$PIDS"/worker-*.pid; do basename "$file" .pid | sed 's/^worker-//'; done)
+  # shellcheck disable=SC2086
+  python deployments/zombies.py cancel-active $pools || echo "could not cancel active runs (server down?)" >&2
+fi
 for file in "$PIDS"/worker-*.pid; do [ -e "$file" ] && stop "$file"; done
 [ -e "$PIDS/server.pid" ] && stop "$PIDS/server.pid"
 echo "down. State (database, logs) kept in .rlvr/prefect/; \`make clean\` removes it."

@@ -30,6 +30,8 @@ export PREFECT_API_URL="http://$CLIENT_HOST:$PORT/api"
 export PREFECT_SERVER_ANALYTICS_ENABLED=false
 export PREFECT_LOGGING_EXTRA_LOGGERS=rlvr_core
 export PREFECT_WORKER_QUERY_SECONDS=${PREFECT_WORKER_QUERY_SECONDS:-1}
+# Flow runs started by the workers send a heartbeat every 30 s; deployments/zombies.py crashes those that stop.
+export PREFECT_FLOWS_HEARTBEAT_FREQUENCY=${PREFECT_FLOWS_HEARTBEAT_FREQUENCY:-30}
 export PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS=${PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS:-10}
 if [ "$HOST" != "127.0.0.1" ] && [ "$HOST" != "localhost" ]; then
   if [ -z "${RLVR_PREFECT_AUTH:-}" ]; then
@@ -83,6 +85,7 @@ echo "work pools: rlvr-gpu, rlvr-cpu (evaluations on $RLVR_EVAL_POOL)"
 prefect --no-prompt deploy --all
 
 python "$REPO/deployments/check_schedules.py" baseline-eval/nightly --timeout 90
+python "$REPO/deployments/zombies.py" install --within $((3 * PREFECT_FLOWS_HEARTBEAT_FREQUENCY))
 
 for pool in $POOLS; do
   pidfile="$STATE/pids/worker-$pool.pid"

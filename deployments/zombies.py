@@ -1,0 +1,104 @@
+"""No zombie runs: crash flow runs that stop sending heartbeats, and cancel what `make down` orphans.
+
+Why: a flow run whose process dies with its machine or worker stays Running
+in the UI forever, and its claims keep other runs waiting. Flow runs started
+by a worker send a `prefect.flow-run.heartbeat` event every
+PREFECT_FLOWS_HEARTBEAT_FREQUENCY seconds (`make up` sets 30). The automation
+installed here is proactive: when a flow run has sent a heartbeat and then
+neither another heartbeat nor a final state arrives within `--within`
+seconds (default three heartbeats), it sets the run Crashed.
+
+    python deployments/zombies.py install [--within 90]   # make up runs this
+    python deployments/zombies.py cancel-active rlvr-cpu rlvr-gpu   # make down runs this
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import timedelta
+
+AUTOMATION_NAME = "rlvr: crash flow runs without heartbeats"
+FINAL_EVENTS = {f"prefect.flow-run.{state}" for state in ("Completed", "Failed", "Cancelled", "Crashed")}
+HEARTBEAT = "prefect.flow-run.heartbeat"
+ACTIVE_STATES = ("RUNNING", "PENDING", "CANCELLING")
+
+
+def zombie_automation(within_s: float):
+    """The automation: after a heartbeat, expect another heartbeat or a final state within `within_s`, else Crash."""
+    from prefect.automations import Automation
+    from prefect.client.schemas.objects import StateType
+    from prefect.events.actions import ChangeFlowRunState
+    from prefect.events.schemas.automations import EventTrigger, Posture
+    from prefect.events.schemas.events import ResourceSpecification
+
+    return Automation(
+        name=AUTOMATION_NAME,
+        description="Marks a flow run Crashed when it stops sending heartbeats (its process or machine died).",
+        trigger=EventTrigger(
+            after={HEARTBEAT}, expect={HEARTBEAT, *FINAL_EVENTS},
+            match=ResourceSpecification({"prefect.resource.id": ["prefect.flow-run.*"]}),
+            for_each={"prefect.resource.id"}, posture=Posture.Proactive, threshold=1,
+            within=timedelta(seconds=within_s)),
+        actions=[ChangeFlowRunState(state=StateType.CRASHED,
+                                    message=f"no heartbeat for {within_s:g} s: the flow run's process is gone "
+                                            f"(worker stopped, machine restarted or out of memory)")],
+    )
+
+
+def install(within_s: float) -> None:
+    """Create the automation, replacing an earlier one of the same name (so `make up` can run any number of times)."""
+    from prefect.automations import Automation
+
+    try:
+        Automation.read(name=AUTOMATION_NAME).delete()
+    except ValueError:  # not there yet
+        pass
+    zombie_automation(within_s).create()
+    print(f"automation installed: {AUTOMATION_NAME!r} (Crashed after {within_s:g} s without a heartbeat)")
+
+
+def cancel_active(pools: list[str]) -> int:
+    """Set every Running/Pending/Cancelling flow run of `pools` to Cancelled; returns how many."""
+    from prefect import get_client
+    from prefect.client.schemas.filters import (
+        FlowRunFilter,
+        FlowRunFilterState,
+        FlowRunFilterStateType,
+        WorkPoolFilter,
+        WorkPoolFilterName,
+    )
+    from prefect.client.schemas.objects import StateType
+    from prefect.states import Cancelled
+
+    with get_client(sync_client=True) as client:
+        runs = client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(state=FlowRunFilterState(
+                type=FlowRunFilterStateType(any_=[StateType[s] for s in ACTIVE_STATES]))),
+            work_pool_filter=WorkPoolFilter(name=WorkPoolFilterName(any_=pools)))
+        for run in runs:
+            client.set_flow_run_state(run.id, Cancelled(message="cancelled by `make down`: its worker was stopped"),
+                                      force=True)
+            print(f"cancelled flow run {run.name} ({run.id}), was {run.state_name}")
+    return len(runs)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python deployments/zombies.py", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    install_cmd = commands.add_parser("install", help="create (or replace) the zombie automation")
+    install_cmd.add_argument("--within", type=float, default=90.0,
+                             help="seconds without a heartbeat before a run is Crashed (>= 10; default 90)")
+    cancel_cmd = commands.add_parser("cancel-active", help="cancel the active flow runs of these work pools")
+    cancel_cmd.add_argument("pools", nargs="+")
+    args = parser.parse_args(argv)
+    if args.command == "install":
+        install(args.within)
+    else:
+        print(f"{cancel_active(args.pools)} active flow run(s) cancelled in {', '.join(args.pools)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
