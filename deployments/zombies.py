@@ -15,7 +15,12 @@ seconds (default three heartbeats), it sets the run Crashed.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import signal
+import socket
 import sys
+import time
 from datetime import timedelta
 
 AUTOMATION_NAME = "rlvr: crash flow runs without heartbeats"
@@ -58,8 +63,37 @@ def install(within_s: float) -> None:
     print(f"automation installed: {AUTOMATION_NAME!r} (Crashed after {within_s:g} s without a heartbeat)")
 
 
+def stop_local_process(infrastructure_pid: str | None, grace_s: float = 10.0) -> bool:
+    """SIGTERM, then SIGKILL, the process group of a flow run started on this machine; False if not here or gone.
+
+    Why: a process worker starts each flow run in a session of its own, so stopping the worker leaves the
+    flow-run process running (and heartbeating) with nobody to report its end.
+    """
+    if not infrastructure_pid:
+        return False
+    host, _, pid_text = str(infrastructure_pid).rpartition(":")
+    if host and host not in {socket.gethostname(), socket.getfqdn()}:
+        return False
+    pid = int(pid_text)
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return False
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.2)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
+    return True
+
+
 def cancel_active(pools: list[str]) -> int:
-    """Set every Running/Pending/Cancelling flow run of `pools` to Cancelled; returns how many."""
+    """Set every Running/Pending/Cancelling flow run of `pools` to Cancelled and stop its process when it runs
+    on this machine; returns how many runs were cancelled."""
     from prefect import get_client
     from prefect.client.schemas.filters import (
         FlowRunFilter,
@@ -77,9 +111,11 @@ def cancel_active(pools: list[str]) -> int:
                 type=FlowRunFilterStateType(any_=[StateType[s] for s in ACTIVE_STATES]))),
             work_pool_filter=WorkPoolFilter(name=WorkPoolFilterName(any_=pools)))
         for run in runs:
+            stopped = stop_local_process(run.infrastructure_pid)  # first: a dying engine would report Crashed
             client.set_flow_run_state(run.id, Cancelled(message="cancelled by `make down`: its worker was stopped"),
                                       force=True)
-            print(f"cancelled flow run {run.name} ({run.id}), was {run.state_name}")
+            print(f"cancelled flow run {run.name} ({run.id}), was {run.state_name}"
+                  + (f"; stopped its process group {run.infrastructure_pid}" if stopped else ""))
     return len(runs)
 
 

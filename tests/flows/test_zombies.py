@@ -1,21 +1,27 @@
-"""No zombies: `make down` cancels the runs it would orphan, and `make up` installs the heartbeat automation once.
+"""No zombies: a run whose machine dies is marked Crashed; `make down` cancels and stops what it would orphan.
 
-Real parts: a `prefect server start` subprocess, deployments of a sleeping flow in real work pools.
+Real parts: a `prefect server start` subprocess, a process worker with heartbeats on, deployments of a
+sleeping flow in real work pools, SIGKILL of the worker and the flow-run process (as a machine restart
+would), and the automation `deployments/zombies.py` installs.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from deployments.local_prefect import LocalServer
+from deployments.local_prefect import LocalServer, start_worker, stop_group
 from deployments.zombies import cancel_active, install
 
 pytestmark = pytest.mark.slow
 
-WITHIN_S = 50
+HEARTBEAT_S = 30  # Prefect's minimum
+WITHIN_S = 50     # more than one heartbeat interval, so a live run is never crashed
 SLEEPER = '''
 import time
 from prefect import flow
@@ -41,6 +47,69 @@ def deploy_sleeper(tmp_path: Path, pool: str) -> str:
     (tmp_path / "sleeper.py").write_text(SLEEPER)
     deployment = flow.from_source(source=str(tmp_path), entrypoint="sleeper.py:sleeper")
     return str(deployment.deploy(name=f"sleep-{pool}", work_pool_name=pool, print_next_steps=False))
+
+
+def wait_state(client, flow_run_id, names: set[str], timeout_s: float):
+    deadline = time.monotonic() + timeout_s
+    while True:
+        run = client.read_flow_run(flow_run_id)
+        if run.state_name in names:
+            return run
+        assert time.monotonic() < deadline, f"flow run still {run.state_name} after {timeout_s} s"
+        time.sleep(1)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_a_run_whose_machine_dies_is_marked_crashed(prefect_server: LocalServer, api, tmp_path: Path) -> None:
+    from prefect.client.schemas.actions import WorkPoolCreate
+
+    pool = "zombie-test"
+    api.create_work_pool(WorkPoolCreate(name=pool, type="process"), overwrite=True)
+    deployment_id = deploy_sleeper(tmp_path, pool)
+    install(WITHIN_S)
+    worker = start_worker(prefect_server, pool, tmp_path / "worker.log", tmp_path,
+                          {"PREFECT_FLOWS_HEARTBEAT_FREQUENCY": str(HEARTBEAT_S)})
+    try:
+        run = api.create_flow_run_from_deployment(deployment_id)
+        running = wait_state(api, run.id, {"Running"}, timeout_s=180)
+        time.sleep(5)  # past the first heartbeat
+    finally:
+        os.killpg(worker.pid, signal.SIGKILL)
+        stop_group(worker)
+    flow_pid = int(str(running.infrastructure_pid).rpartition(":")[2])
+    os.killpg(flow_pid, signal.SIGKILL)  # the flow-run process has a session of its own: the worker's death spares it
+    crashed = wait_state(api, run.id, {"Crashed", "Completed", "Failed", "Cancelled"},
+                         timeout_s=HEARTBEAT_S + WITHIN_S + 60)
+    assert crashed.state_name == "Crashed", crashed.state
+    assert "no heartbeat" in (crashed.state.message or "")
+
+
+def test_make_down_stops_the_flow_run_processes_of_its_pools(prefect_server: LocalServer, api, tmp_path: Path) -> None:
+    from prefect.client.schemas.actions import WorkPoolCreate
+
+    pool = "down-live"
+    api.create_work_pool(WorkPoolCreate(name=pool, type="process"), overwrite=True)
+    deployment_id = deploy_sleeper(tmp_path, pool)
+    worker = start_worker(prefect_server, pool, tmp_path / "worker.log", tmp_path)
+    try:
+        run = api.create_flow_run_from_deployment(deployment_id)
+        running = wait_state(api, run.id, {"Running"}, timeout_s=180)
+        flow_pid = int(str(running.infrastructure_pid).rpartition(":")[2])
+        assert cancel_active([pool]) == 1
+    finally:
+        stop_group(worker)
+    assert api.read_flow_run(run.id).state_name == "Cancelled"
+    deadline = time.monotonic() + 30
+    while alive(flow_pid) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not alive(flow_pid)
 
 
 def test_make_down_cancels_the_runs_of_its_pools_and_no_others(prefect_server: LocalServer, api, tmp_path: Path) -> None:
