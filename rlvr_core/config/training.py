@@ -46,6 +46,13 @@ class TrainingConfig(Section):
     weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay.")
     max_grad_norm: float = Field(1.0, gt=0, description="Gradient clipping norm.")
     grad_accum_steps: int = Field(1, ge=1, le=1024, description="Micro-batches accumulated per optimizer step.")
+    micro_batch_tokens: int | None = Field(
+        None, ge=1, le=10_000_000,
+        description="Token budget of one forward/backward pass (rows x padded length, after trimming shared "
+                    "padding); rows are packed into as many micro-batches as it takes (overrides "
+                    "grad_accum_steps). Set it on GPU so a step's memory does not grow with the batch.")
+    gradient_checkpointing: bool = Field(
+        False, description="Recompute activations in the backward pass: less memory, about a third more compute.")
     device: Literal["auto", "cpu", "cuda"] = Field("auto", description="Trainer device; `auto` picks cuda when present.")
     generation_backend: Literal["hf", "vllm"] = Field(
         "hf", description="Rollout engine: transformers (CPU/GPU) or vLLM (GPU only: not with device cpu).")

@@ -93,7 +93,8 @@ def start_trainer(config: "ExperimentConfig", model_path: str, reference_path: s
         model_path, reference_path=reference_path, learning_rate=t.learning_rate, weight_decay=t.weight_decay,
         warmup_steps=t.warmup_steps, max_steps=t.max_steps, lr_schedule=t.lr_schedule,
         max_grad_norm=t.max_grad_norm,
-        grad_accum_steps=t.grad_accum_steps,
+        grad_accum_steps=t.grad_accum_steps, micro_batch_tokens=t.micro_batch_tokens,
+        gradient_checkpointing=t.gradient_checkpointing,
         clip=ClipSettings(eps_low=g.clip_eps_low, eps_high=g.clip_eps_high, kl_beta=g.kl_beta),
         device=t.device, seed=config.run.seed, torch_threads=t.torch_threads)
 

@@ -3,9 +3,12 @@
 Holds the policy, an optional frozen reference (for the KL penalty; a copy
 of the starting weights kept on the trainer's device), AdamW and a
 warm-up + cosine schedule. `train_step` takes the padded arrays built by
-`batch.build_train_batch`, accumulates gradients over `grad_accum_steps`
-micro-batches (token weights were computed over the whole batch, so the sum
-of micro-batch losses *is* the batch loss), clips and steps.
+`batch.build_train_batch`, accumulates gradients over micro-batches
+(`grad_accum_steps` equal splits, or packed to a `micro_batch_tokens` budget;
+token weights were computed over the whole batch, so the sum of micro-batch
+losses *is* the batch loss), clips and steps. Each micro-batch drops the left
+padding its rows share and computes logits only for the trailing positions
+that hold trained tokens.
 
 Multi-GPU (FSDP) is deliberately not wired here: this project is tested on
 CPU and one GPU only, and an untested FSDP path would be a stub. The trainer
@@ -38,12 +41,55 @@ def lr_lambda(warmup_steps: int, max_steps: int, schedule: str = "cosine"):
 
 
 def token_logprobs(model: torch.nn.Module, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-                   position_ids: torch.Tensor) -> torch.Tensor:
-    """Raw-model log pi(token_t | prefix) for t >= 1: [B, L] ids -> [B, L-1] (same convention as `generate`)."""
-    logits = model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids).logits  # [B, L, V]
-    logits = logits[:, :-1].float()                                                                       # [B, L-1, V]
-    targets = input_ids[:, 1:].unsqueeze(-1)                                                              # [B, L-1, 1]
-    return logits.gather(-1, targets).squeeze(-1) - torch.logsumexp(logits, dim=-1)                       # [B, L-1]
+                   position_ids: torch.Tensor, last: int | None = None) -> torch.Tensor:
+    """Raw-model log pi(token_t | prefix) for t >= 1: [B, L] ids -> [B, L-1] (same convention as `generate`).
+
+    `last=K` returns only the last K columns ([B, K]) and asks the model for only the logits it needs
+    (`logits_to_keep`): completions sit at the end of left-padded rows, and the [B, L, V] float logits of
+    the prompt positions would otherwise be the largest tensor of a step.
+    """
+    keep = {} if last is None else {"logits_to_keep": last + 1}
+    logits = model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
+                   **keep).logits                                                   # [B, L or K+1, V]
+    logits = logits[:, :-1].float()                                                 # [B, L-1 or K, V]
+    targets = input_ids[:, 1:].unsqueeze(-1) if last is None else input_ids[:, -last:].unsqueeze(-1)
+    return logits.gather(-1, targets).squeeze(-1) - torch.logsumexp(logits, dim=-1)
+
+
+def plan_micro_batches(batch: dict[str, np.ndarray], grad_accum_steps: int,
+                       token_budget: int | None) -> list[tuple[np.ndarray, int, int]]:
+    """(rows, first column, trained tail K) per micro-batch.
+
+    Without a budget: `grad_accum_steps` equal splits, as before. With one: rows in order, packed greedily
+    while rows x (padded length after trimming the columns every row of the micro-batch pads) stays within
+    the budget; a row longer than the budget goes alone. The first column drops that shared left padding;
+    K is how many trailing target columns hold trained tokens (the logits the step needs).
+    """
+    attention, completion = batch["attention_mask"], batch["completion_mask"]
+    n, width = attention.shape
+    starts = width - attention.sum(axis=1)            # left padding per row
+    if token_budget is None:
+        groups = [g for g in np.array_split(np.arange(n), min(grad_accum_steps, n)) if len(g)]
+    else:
+        groups, current = [], []
+        for row in range(n):
+            candidate = current + [row]
+            length = width - int(starts[candidate].min())
+            if current and len(candidate) * length > token_budget:
+                groups.append(np.array(current))
+                candidate = [row]
+            current = candidate
+        groups.append(np.array(current))
+    plan = []
+    for rows in groups:
+        first = int(starts[rows].min())
+        trained_cols = np.flatnonzero(completion[rows].any(axis=0))
+        tail = width - 1 - int(trained_cols[0]) if len(trained_cols) else 1
+        plan.append((rows, first, min(tail, width - 1 - first)))
+    return plan
+
+
+_INPUTS = ("input_ids", "attention_mask", "position_ids")
 
 
 class PolicyTrainer:
@@ -51,7 +97,7 @@ class PolicyTrainer:
 
     def __init__(self, model_path: str, *, reference_path: str | None, learning_rate: float, weight_decay: float,
                  warmup_steps: int, max_steps: int, lr_schedule: str, max_grad_norm: float,
-                 grad_accum_steps: int,
+                 grad_accum_steps: int, micro_batch_tokens: int | None = None, gradient_checkpointing: bool = False,
                  clip: ClipSettings, device: str = "cpu", seed: int = 0, torch_threads: int | None = None) -> None:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -70,6 +116,12 @@ class PolicyTrainer:
         self.clip = clip
         self.max_grad_norm = max_grad_norm
         self.grad_accum_steps = grad_accum_steps
+        self.micro_batch_tokens = micro_batch_tokens
+        if gradient_checkpointing:  # renamed in transformers 5 (the old name warns)
+            enable = getattr(self.model, "activation_checkpointing_enable", None) or \
+                self.model.gradient_checkpointing_enable
+            enable()
+            self.model.config.use_cache = False
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=learning_rate, weight_decay=weight_decay)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(
             self.optimizer, lr_lambda(warmup_steps, max_steps, lr_schedule))
@@ -81,36 +133,48 @@ class PolicyTrainer:
     def train_step(self, batch: dict[str, np.ndarray] | None) -> dict[str, float]:
         """One optimizer update on `batch` (None: nothing survived the filters; the version still advances
         so every step has a version, but no parameter moves). Returns scalar metrics."""
-        self.model.train()
         metrics = {"loss": 0.0, "kl": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0,
-                   "lr": self.scheduler.get_last_lr()[0], "trained_tokens": 0}
+                   "lr": self.scheduler.get_last_lr()[0], "trained_tokens": 0, "micro_batches": 0}
         if batch is not None:
-            tokens = float(batch["completion_mask"].sum())
-            rows = np.array_split(np.arange(len(batch["advantages"])), min(self.grad_accum_steps,
-                                                                          len(batch["advantages"])))
-            for idx in rows:
-                t = {k: torch.from_numpy(v[idx]).to(self.device) for k, v in batch.items()}
-                with self._autocast():
-                    logprobs = token_logprobs(self.model, t["input_ids"], t["attention_mask"], t["position_ids"])
-                    ref = None
-                    if self.reference is not None:
-                        with torch.no_grad():
-                            ref = token_logprobs(self.reference, t["input_ids"], t["attention_mask"],
-                                                 t["position_ids"])
-                tok_loss, stats = per_token_loss(logprobs, t["old_logprobs"], t["advantages"], ref, self.clip)
-                loss = (tok_loss * t["token_weights"]).sum()
-                loss.backward()
-                mask = t["completion_mask"]
-                metrics["loss"] += loss.item()
-                metrics["clip_fraction"] += float((stats["clipped"] * mask).sum()) / tokens
-                if "kl" in stats:
-                    metrics["kl"] += float((stats["kl"] * mask).sum()) / tokens
+            metrics.update(self.accumulate_gradients(batch))
             metrics["grad_norm"] = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.max_grad_norm))
-            metrics["trained_tokens"] = int(tokens)
             self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
         self.scheduler.step()
         self.version += 1
+        return metrics
+
+    def accumulate_gradients(self, batch: dict[str, np.ndarray]) -> dict[str, float]:
+        """Backward of the whole batch's loss into `.grad`, one micro-batch at a time; returns loss metrics.
+
+        The gradients are the same whatever the micro-batching (up to float summation order): each
+        micro-batch's loss is already weighted over the whole batch.
+        """
+        self.model.train()
+        tokens = float(batch["completion_mask"].sum())
+        metrics = {"loss": 0.0, "kl": 0.0, "clip_fraction": 0.0, "trained_tokens": int(tokens), "micro_batches": 0}
+        for rows, first, tail in plan_micro_batches(batch, self.grad_accum_steps, self.micro_batch_tokens):
+            # Inputs lose the shared left padding; per-target arrays keep only the trained tail.
+            t = {k: torch.from_numpy(v[rows][:, first:] if k in _INPUTS else
+                                     v[rows][:, -tail:] if v.ndim == 2 else v[rows]).to(self.device)
+                 for k, v in batch.items()}
+            with self._autocast():
+                logprobs = token_logprobs(self.model, t["input_ids"], t["attention_mask"], t["position_ids"],
+                                          last=tail)
+                ref = None
+                if self.reference is not None:
+                    with torch.no_grad():
+                        ref = token_logprobs(self.reference, t["input_ids"], t["attention_mask"],
+                                             t["position_ids"], last=tail)
+            tok_loss, stats = per_token_loss(logprobs, t["old_logprobs"], t["advantages"], ref, self.clip)
+            loss = (tok_loss * t["token_weights"]).sum()
+            loss.backward()
+            mask = t["completion_mask"]
+            metrics["loss"] += loss.item()
+            metrics["micro_batches"] += 1
+            metrics["clip_fraction"] += float((stats["clipped"] * mask).sum()) / tokens
+            if "kl" in stats:
+                metrics["kl"] += float((stats["kl"] * mask).sum()) / tokens
         return metrics
 
     def get_weights(self) -> dict[str, np.ndarray]:

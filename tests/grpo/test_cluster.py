@@ -62,7 +62,7 @@ def head_node() -> Iterator[str]:
     finally:
         os.killpg(head.pid, signal.SIGTERM)
         with contextlib.suppress(subprocess.TimeoutExpired):
-            head.wait(timeout=30)
+            head.wait(timeout=5)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(head.pid, signal.SIGKILL)
             shutil.rmtree(temp, ignore_errors=True)
