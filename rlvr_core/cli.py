@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("rlvr_core.reports.__main__", "rebuild report tables for run or eval folders"),
     "serve": ("rlvr_core.serve", "serve a model behind an OpenAI-compatible API"),
     "tiny-model": ("rlvr_core.models.__main__", "build the offline tiny model into the store"),
+    "sagemaker": ("rlvr_core.cloud.sagemaker_cli", "submit, describe or stop a SageMaker training job"),
 }
 
 

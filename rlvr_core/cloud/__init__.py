@@ -1,0 +1,1 @@
+"""Running the pipeline on managed cloud training services (SageMaker), without Prefect."""
