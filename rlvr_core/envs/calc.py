@@ -7,13 +7,10 @@ call ends the episode; the math verifier scores the model's turns joined by
 newlines, so only the model's own `#### N` counts (the tool output is not part
 of the completion).
 
-`tool_warmup` builds a tool-using starting point offline, the way
-`rlvr_core/models/warmup.py` builds the tiny model: supervised steps on
-transcripts rendered exactly as episodes render them, where a fraction
-`tool_fraction` of the examples call the calculator and the rest answer
-directly. With a fraction below one half, greedy decoding still answers
-directly (and mostly wrongly) while sampling calls the tool often enough
-for GRPO to find out that calling it pays.
+`transcript` renders a correct episode exactly as a policy renders one; the
+tool-using start point `tiny:arith-calc` (`rlvr_core/models/tiny_calc.py`)
+is trained on such transcripts. `no_tool_accuracy` is the baseline the tool
+has to beat: the same model answering in one turn, the call ruled out.
 """
 
 from __future__ import annotations
@@ -21,15 +18,11 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from rlvr_core.data.schema import Problem
 from rlvr_core.envs.chat import Message, PlainTranscript, tool_message
 from rlvr_core.envs.episode import StepResult
-
-if TYPE_CHECKING:
-    from transformers import PreTrainedTokenizerBase
 
 SOURCE = "arith-calc"
 LOW, HIGH = 100, 999
@@ -116,43 +109,15 @@ def transcript(problem: Problem, *, use_tool: bool) -> list[tuple[str, bool]]:
     return pieces + [(f"#### {problem.answer}", True)]
 
 
-def _row(tokenizer: "PreTrainedTokenizerBase", pieces: list[tuple[str, bool]]) -> tuple[list[int], list[int]]:
-    """(ids, labels) with the loss on model text and the closing eos only."""
-    ids: list[int] = []
-    labels: list[int] = []
-    for text, trained in pieces:
-        piece = tokenizer(text, add_special_tokens=False)["input_ids"]
-        ids += piece
-        labels += piece if trained else [-100] * len(piece)
-    return ids + [tokenizer.eos_token_id], labels + [tokenizer.eos_token_id]
+def no_tool_accuracy(backend: Any, problems: list[Problem], max_new_tokens: int = 8) -> float:
+    """Greedy accuracy of `backend`'s model answering in one turn without the tool: the prompt is rendered as an
+    episode's first turn with `#### ` already written, so the model's reply can only be its own sum."""
+    from rlvr_core.envs.chat import renderer_for
+    from rlvr_core.generation.base import SamplingParams
+    from rlvr_core.verifiers.math_verifier import MathVerifier
 
-
-def tool_warmup(model_dir: Path | str, out_dir: Path | str, *, tool_fraction: float = 0.3, steps: int = 150,
-                batch_size: int = 64, learning_rate: float = 2e-3, seed: int = 0,
-                problems: list[Problem] | None = None) -> Path:
-    """Fine-tune the model in `model_dir` on `arith-calc` transcripts of `problems` (default: the train split; see
-    the module docstring); save to `out_dir` and return it. Deterministic in its arguments on one machine."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from rlvr_core.models.warmup import _pad_batch
-
-    torch.manual_seed(seed)
-    rng = random.Random(seed)
-    tokenizer = AutoTokenizer.from_pretrained(model_dir)
-    model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
-    problems = problems or generate("train")
-    optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.0)
-    model.train()
-    for _ in range(steps):
-        batch = [_row(tokenizer, transcript(p, use_tool=rng.random() < tool_fraction))
-                 for p in rng.choices(problems, k=batch_size)]
-        loss = model(**_pad_batch(tokenizer, batch)).loss
-        optimizer.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-    out = Path(out_dir)
-    model.save_pretrained(out)
-    tokenizer.save_pretrained(out)
-    return out
+    renderer = renderer_for(getattr(backend, "tokenizer", None))
+    prompts = [renderer.prompt(CalcEnv(p).initial_messages()) + "#### " for p in problems]
+    gens = backend.generate(prompts, SamplingParams(max_new_tokens=max_new_tokens, temperature=0.0))
+    verifier = MathVerifier()
+    return sum(verifier.verify("#### " + g.text, p).reward for g, p in zip(gens, problems)) / len(problems)

@@ -23,6 +23,7 @@ import shutil
 import string
 import tempfile
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -181,7 +182,21 @@ def build_tiny_model(output_dir: Path, recipe: TinyRecipe = TinyRecipe()) -> dic
 
 
 def ensure_tiny_model(store: "Store", local_cache: Path | None = None, recipe: TinyRecipe = TinyRecipe()) -> Path:
-    """A local folder holding the tiny model for `recipe`, built only when the store lacks it.
+    """A local folder holding the tiny model for `recipe`, built only when the store lacks it (see `ensure_built`)."""
+    def build(folder: Path) -> dict:
+        log.info("building the tiny model (recipe %s): supervised warm-up on arith to ~%.0f%% held-out accuracy",
+                 recipe.digest(), 100 * recipe.target)
+        record = build_tiny_model(folder, recipe)
+        log.info("built tiny model: %d parameters, %d warm-up steps, held-out accuracy %.3f (%s, step %s)",
+                 record["parameters"], record["steps"], record["accuracy"], record["how"], record["chosen_step"])
+        return record
+
+    return ensure_built(store, f"models/tiny-arith/{recipe.digest()}", build, local_cache)
+
+
+def ensure_built(store: "Store", key: str, build: Callable[[Path], dict], local_cache: Path | None = None) -> Path:
+    """A local folder holding the model stored under `key` (`models/<name>/<recipe-hash>`), built by `build`
+    (which fills a folder and writes its record, file hashes included) only when the store lacks it.
 
     The store's record is the source of truth (an S3 store shares one build
     between nodes). A local store's folder is used in place; otherwise the
@@ -189,9 +204,8 @@ def ensure_tiny_model(store: "Store", local_cache: Path | None = None, recipe: T
     way every file is checked against the record's sha256 before the folder
     is returned, and a local copy that does not match is replaced.
     """
-    key = f"models/tiny-arith/{recipe.digest()}"
     if not store.exists(f"{key}/{RECORD}"):
-        _build_into_store(store, key, recipe)
+        _build_into_store(store, key, build)
     expected = json.loads(store.read_text(f"{key}/{RECORD}"))["files"]
     if not store.is_s3 and local_cache is None:
         folder = Path(store.uri(key))
@@ -199,27 +213,23 @@ def ensure_tiny_model(store: "Store", local_cache: Path | None = None, recipe: T
             return folder
         raise RuntimeError(f"{folder} does not match its record {RECORD} (edited or corrupted). "
                            f"Fix: delete {folder} and it is rebuilt on next use.")
-    folder = (local_cache or DEFAULT_LOCAL_CACHE).resolve() / "tiny-arith" / recipe.digest()
+    folder = (local_cache or DEFAULT_LOCAL_CACHE).resolve() / key.removeprefix("models/")
     if not _matches(folder, expected):
         fresh = folder.with_name(f".{folder.name}-{uuid.uuid4().hex}")
         store.get_dir(key, fresh)
         if not _matches(fresh, expected):
             shutil.rmtree(fresh, ignore_errors=True)
-            raise RuntimeError(f"the tiny model in {store.uri(key)} does not match its record {RECORD}. "
+            raise RuntimeError(f"the model in {store.uri(key)} does not match its record {RECORD}. "
                                f"Fix: delete it from the store and it is rebuilt on next use.")
         shutil.rmtree(folder, ignore_errors=True)
         fresh.rename(folder)
     return folder
 
 
-def _build_into_store(store: "Store", key: str, recipe: TinyRecipe) -> None:
+def _build_into_store(store: "Store", key: str, build: Callable[[Path], dict]) -> None:
     build_dir = Path(tempfile.mkdtemp(prefix="tiny-build-"))
     try:
-        log.info("building the tiny model (recipe %s): supervised warm-up on arith to ~%.0f%% held-out accuracy",
-                 recipe.digest(), 100 * recipe.target)
-        record = build_tiny_model(build_dir, recipe)
-        log.info("built tiny model: %d parameters, %d warm-up steps, held-out accuracy %.3f (%s, step %s)",
-                 record["parameters"], record["steps"], record["accuracy"], record["how"], record["chosen_step"])
+        build(build_dir)
         store.put_dir(build_dir, key)
     finally:
         shutil.rmtree(build_dir, ignore_errors=True)

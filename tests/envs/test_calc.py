@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from rlvr_core.envs.calc import CalcEnv, calculate, generate, tool_warmup
+from rlvr_core.envs.calc import CalcEnv, calculate, generate
 from rlvr_core.envs.registry import ENVIRONMENTS, environment_for
 from rlvr_core.envs.sampling import episode_samples
 from rlvr_core.envs.web.env import EpisodeLimits
 from rlvr_core.generation import SamplingParams, create_backend
+from rlvr_core.models.tiny_calc import CalcRecipe, build_calc_model
 from rlvr_core.verifiers.math_verifier import MathVerifier
 
 
@@ -50,8 +51,10 @@ def test_a_call_is_answered_and_a_turn_without_one_ends_the_episode():
 @pytest.fixture(scope="module")
 def tool_caller(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The untrained tiny model taught (in seconds) to call the calculator on a few problems, then answer."""
-    return tool_warmup(tiny_model_dir, tmp_path_factory.mktemp("tool-caller"), tool_fraction=1.0, steps=80,
-                       batch_size=16, learning_rate=3e-3, problems=generate("train")[:4])
+    folder = tmp_path_factory.mktemp("tool-caller")
+    recipe = CalcRecipe(batch_size=16, learning_rate=3e-3, max_tool_steps=80, target=1.0, rate_steps=0)
+    build_calc_model(folder, tiny_model_dir, recipe, problems=generate("train")[:4])
+    return folder
 
 
 def test_an_episode_sample_masks_the_tool_reply_out_and_keeps_the_models_tokens(tool_caller):
