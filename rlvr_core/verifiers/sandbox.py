@@ -212,10 +212,6 @@ class Sandbox:
         self._output_cap, self._fsize_cap, self._nproc_cap = output_cap, fsize_cap, nproc_cap
         self._tmpfs_bytes = tmpfs_bytes
         self._extra_paths = [os.path.realpath(p) for p in extra_paths]
-        for path in self._extra_paths:
-            if path.split("/")[1] in ("tmp", "dev", "proc"):
-                raise ValueError(f"Sandbox(extra_paths=[{path!r}]): a folder under /tmp, /dev or /proc would be hidden by "
-                                 "the sandbox's own; put the packages elsewhere (e.g. a virtualenv's site-packages)")
         self._lock = threading.Lock()
         self._unread = 0  # replies of finished runs not read yet (see `serve`)
         self._res = _Resources()
@@ -333,7 +329,9 @@ class Sandbox:
             "pid_ns": launcher.namespaces, "view": launcher.view, "private_tmp": launcher.namespaces,
             "seccomp": (filter_program(platform.machine()) or b"").hex() or None,
             "output_cap": self._output_cap, "fsize_cap": self._fsize_cap, "nproc_cap": self._nproc_cap,
-            "extra_paths": self._extra_paths,
+            # In namespaces a folder under /tmp is bound elsewhere (see host.sandbox_path); without, it is where it is.
+            "extra_paths": [host.sandbox_path(p, i) for i, p in enumerate(self._extra_paths)]
+            if launcher.namespaces else self._extra_paths,
         }
         stderr = tempfile.TemporaryFile()
         try:

@@ -245,9 +245,19 @@ def shared_interpreter() -> str | None:
     return None
 
 
+HIDDEN_ROOTS = ("tmp", "dev", "proc")  # the sandbox mounts its own: a host folder there would be covered
+
+
+def sandbox_path(path: str, index: int) -> str:
+    """Where extra path number `index` appears inside a namespaced sandbox: where it is on the host, unless
+    the sandbox's own /tmp, /dev or /proc would cover it (a checkout under /tmp), then /opt/rlvr-extra/<index>."""
+    return f"/opt/rlvr-extra/{index}" if path.split("/")[1] in HIDDEN_ROOTS else path
+
+
 def view(prefix: str, extra_paths: list[str], tmpfs_bytes: int) -> list[list]:
-    """The file system a program sees: read-only /usr, /etc, the interpreter's prefix and `extra_paths`;
-    fresh /proc and /dev; private, size-capped /tmp and /dev/shm. Nothing else (no /root, /home, project)."""
+    """The file system a program sees: read-only /usr, /etc, the interpreter's prefix and `extra_paths`
+    (at `sandbox_path`); fresh /proc and /dev; private, size-capped /tmp and /dev/shm. Nothing else (no
+    /root, /home, project)."""
     spec: list[list] = [["ro-bind", "/usr", "/usr"], ["ro-bind", "/etc", "/etc"]]
     for name in ("bin", "lib", "lib32", "lib64", "libx32", "sbin"):
         path = "/" + name
@@ -255,11 +265,11 @@ def view(prefix: str, extra_paths: list[str], tmpfs_bytes: int) -> list[list]:
             spec.append(["symlink", os.readlink(path), path])
         elif os.path.isdir(path):
             spec.append(["ro-bind", path, path])
-    for path in [prefix, *extra_paths]:
+    for path, target in [(prefix, prefix), *((p, sandbox_path(p, i)) for i, p in enumerate(extra_paths))]:
         if path.startswith("/usr/") or not os.path.exists(path):
             continue
-        spec += [["dir", "", str(p)] for p in list(Path(path).parents)[::-1][1:]]
-        spec.append(["ro-bind", path, path])
+        spec += [["dir", "", str(p)] for p in list(Path(target).parents)[::-1][1:]]
+        spec.append(["ro-bind", path, target])
     return spec + [["proc", "", "/proc"], ["dev", "", "/dev"], ["tmpfs", tmpfs_bytes, "/tmp"], ["tmpfs", tmpfs_bytes, "/dev/shm"]]
 
 

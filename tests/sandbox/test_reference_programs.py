@@ -114,10 +114,11 @@ def test_stdin_is_empty(sandbox) -> None:
     assert "EOFError" in sandbox.run("input()").stderr
 
 
+@pytest.mark.parametrize("parent", ["/var/tmp", "/tmp"])  # /tmp: a checkout there, under the sandbox's own /tmp
 @pytest.mark.parametrize("mode", ["bwrap", "host", "host-plain"])
-def test_extra_paths_make_a_package_importable_read_only(mode: str) -> None:
+def test_extra_paths_make_a_package_importable_read_only(mode: str, parent: str) -> None:
     """How the run_python tool gets bs4: its site-packages folder, bound read-only and put on sys.path."""
-    folder = Path(tempfile.mkdtemp(prefix="rlvr-pkgs-", dir="/var/tmp"))
+    folder = Path(tempfile.mkdtemp(prefix="rlvr-pkgs-", dir=parent))
     os.chmod(folder, 0o755)
     (folder / "fakesoup").mkdir(mode=0o755)
     (folder / "fakesoup" / "__init__.py").write_text("def parse(s):\n    return s.upper()\n")
