@@ -87,7 +87,7 @@ def test_train_and_eval_arith_through_deployments_and_triggers(deployed, tmp_pat
         assert [p.name for p in checkpoints] == ["step-000002", "step-000004"]
 
         # The trigger started eval-checkpoint/on-arrival with each published checkpoint's path.
-        triggered = wait_for_triggered(client, {str(p) for p in checkpoints}, timeout_s=120)
+        triggered = wait_for_triggered(client, {str(p) for p in checkpoints}, timeout_s=300)
         assert {r.parameters["checkpoint"] for r in triggered} == {str(p) for p in checkpoints}
         assert all(r.state.is_completed() for r in triggered), [r.state for r in triggered]
 
@@ -99,7 +99,7 @@ def test_train_and_eval_arith_through_deployments_and_triggers(deployed, tmp_pat
         for _ in range(4):
             emit_event(event="rlvr.checkpoint.saved", resource={"prefect.resource.id": f"rlvr.run.{run_dir.name}"},
                        payload={"path": str(checkpoints[-1]), "step": 4, "run": run_dir.name})
-        repeats = wait_for_triggered(client, {str(checkpoints[-1])}, timeout_s=120, at_least=5)
+        repeats = wait_for_triggered(client, {str(checkpoints[-1])}, timeout_s=300, at_least=5)
         assert all(r.state.is_completed() for r in repeats)
         assert json.loads((final_eval / "summary.json").read_text())["created_at"] == before
         assert len((final_eval / "completions.jsonl").read_text().splitlines()) == LIMIT
