@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import tempfile
@@ -22,30 +23,43 @@ def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
     sandbox.close()
 
 
+@contextlib.contextmanager
+def serving(server: socket.socket, handle) -> Iterator[None]:
+    """Run `handle(server)` in a loop on a daemon thread until the block ends, then close the socket."""
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.is_set():
+            try:
+                handle(server)
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
+
+
+def answer_token(server: socket.socket) -> None:
+    conn, _ = server.accept()
+    conn.sendall(b"TOKEN")
+    conn.close()
+
+
 @pytest.fixture(scope="module")
 def host_server() -> Iterator[int]:
     """A TCP server on the host's 127.0.0.1 that answers TOKEN; returns its port."""
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen()
-    server.settimeout(0.2)
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-                conn.sendall(b"TOKEN")
-                conn.close()
-            except OSError:
-                pass
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield server.getsockname()[1]
-    stop.set()
-    thread.join()
-    server.close()
+    with serving(server, answer_token):
+        yield server.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -53,23 +67,9 @@ def host_udp_server() -> Iterator[tuple[int, list[bytes]]]:
     """A UDP socket on the host's 127.0.0.1 that records every datagram it gets."""
     server = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     server.bind(("127.0.0.1", 0))
-    server.settimeout(0.2)
     received: list[bytes] = []
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                received.append(server.recv(100))
-            except OSError:
-                pass
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield server.getsockname()[1], received
-    stop.set()
-    thread.join()
-    server.close()
+    with serving(server, lambda s: received.append(s.recv(100))):
+        yield server.getsockname()[1], received
 
 
 @pytest.fixture(scope="module")
@@ -82,23 +82,7 @@ def host_unix_server() -> Iterator[str]:
     server.bind(path)
     os.chmod(path, 0o777)
     server.listen()
-    server.settimeout(0.2)
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-                conn.sendall(b"TOKEN")
-                conn.close()
-            except OSError:
-                pass
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield path
-    stop.set()
-    thread.join()
-    server.close()
+    with serving(server, answer_token):
+        yield path
     os.unlink(path)
     os.rmdir(folder)
