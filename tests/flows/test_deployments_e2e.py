@@ -94,11 +94,7 @@ def test_train_and_eval_arith_through_deployments_and_triggers(deployed, tmp_pat
         # The same event four more times: new runs, no new work.
         final_eval = run_dir / "evals" / "step-000004" / "arith"
         before = json.loads((final_eval / "summary.json").read_text())["created_at"]
-        from prefect.events import emit_event
-
-        for _ in range(4):
-            emit_event(event="rlvr.checkpoint.saved", resource={"prefect.resource.id": f"rlvr.run.{run_dir.name}"},
-                       payload={"path": str(checkpoints[-1]), "step": 4, "run": run_dir.name})
+        emit_checkpoint_events(server.api_url, run_dir.name, checkpoints[-1], step=4, times=4)
         repeats = wait_for_triggered(client, {str(checkpoints[-1])}, timeout_s=300, at_least=5)
         assert all(r.state.is_completed() for r in repeats)
         assert json.loads((final_eval / "summary.json").read_text())["created_at"] == before
@@ -119,6 +115,27 @@ def test_train_and_eval_arith_through_deployments_and_triggers(deployed, tmp_pat
         assert {r.name for r in subflows} >= {f"eval-{run_dir.name}-step-000004", f"eval-{run_dir.name}-base"}
         assert all(f"run:{run_dir.name}" in r.tags for r in subflows), [(r.name, r.tags) for r in subflows]
         assert {f"{slug}-base-results"} <= keys, keys
+
+
+def emit_checkpoint_events(api_url: str, run_name: str, checkpoint: Path, step: int, times: int) -> None:
+    """Send `times` checkpoint events to *this* server.
+
+    Not `prefect.events.emit_event`: its worker is a process-wide singleton bound to the API URL of the
+    first server any earlier test emitted to, so in a full suite the events would go to a server that
+    has already stopped."""
+    import asyncio
+
+    from prefect.events import Event
+    from prefect.events.clients import PrefectEventsClient
+
+    async def send() -> None:
+        async with PrefectEventsClient(api_url=api_url) as events:
+            for _ in range(times):
+                await events.emit(Event(event="rlvr.checkpoint.saved",
+                                        resource={"prefect.resource.id": f"rlvr.run.{run_name}"},
+                                        payload={"path": str(checkpoint), "step": step, "run": run_name}))
+
+    asyncio.run(send())
 
 
 def wait_for_triggered(client, paths: set[str], timeout_s: float, at_least: int = 1) -> list:
