@@ -28,8 +28,11 @@ class EvaluationConfig(Section):
                                   description="Reward at or above which an item counts as passed (pass_rate).")
     baseline_models: list[ModelRef] = Field(
         default_factory=list, description="Models the nightly baseline flow evaluates (hub ids, folders or store URIs).")
+    baseline_benchmarks: list[str] = Field(
+        default_factory=list,
+        description="Benchmarks the nightly baseline flow evaluates them on (empty: the same as `benchmarks`).")
 
-    @field_validator("benchmarks")
+    @field_validator("benchmarks", "baseline_benchmarks")
     @classmethod
     def validate_benchmarks(cls, names: list[str]) -> list[str]:
         """Every name must be a registered benchmark (a typo fails at load, not after training)."""
