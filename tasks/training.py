@@ -12,8 +12,8 @@ published checkpoint. A finished training is cached per flow run (a flow-run
 retry skips it).
 
 Trainer marker lines become Prefect events (`rlvr.checkpoint.saved`, which the
-`eval-checkpoint/on-arrival` deployment trigger listens for) and a progress
-artifact.
+`eval-checkpoint/on-arrival` deployment trigger listens for), a progress
+artifact and a live training table (`tasks.training_table`).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from prefect.logging import get_run_logger
 from rlvr_core.procgroup import ProcessGroup
 from rlvr_core.watch import CHECKPOINT_SAVED, parse_marker, run_resource_id
 from tasks.artifacts import Progress, artifact_key
+from tasks.training_table import LiveTrainingTable
 
 TRAIN_MODULE = "rlvr_core.grpo.train"
 _ACTIVE: dict[str, ProcessGroup] = {}
@@ -111,6 +112,7 @@ def train(config: str, overrides: list[str], run_dir: str, run_name: str, emit_e
     logger.info("%s: %s", "resuming" if resume else "starting", " ".join(argv))
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     progress = Progress(artifact_key(run_name, "training-progress"), f"Training progress of {run_name}")
+    table: LiveTrainingTable | None = None
     tail: collections.deque[str] = collections.deque(maxlen=30)
     events = 0
     with ProcessGroup(argv, env=env) as group:
@@ -125,6 +127,10 @@ def train(config: str, overrides: list[str], run_dir: str, run_name: str, emit_e
                     step, total = marker.data.get("step", 0), marker.data.get("max_steps", 0)
                     progress.update(float(step), float(total),
                                     f"step {step}/{total}, reward mean {marker.data.get('reward_mean')}")
+                    table = table or LiveTrainingTable(artifact_key(run_name, "training-table"),
+                                                       f"Training of {run_name}: reward, held-out accuracy, "
+                                                       f"step time and ETA", max_steps=int(total))
+                    table.add(marker.data)
                 elif marker.data.get("event") == CHECKPOINT_SAVED:
                     events += 1
                     if emit_events:
@@ -133,6 +139,8 @@ def train(config: str, overrides: list[str], run_dir: str, run_name: str, emit_e
             status = group.wait()
         finally:
             _ACTIVE.pop(run_dir, None)
+            if table is not None:
+                table.flush()
     if status != 0:
         raise TrainingFailed(f"training exited with status {status}. Last output:\n" + "\n".join(tail))
     return {"run_dir": run_dir, "status": status, "checkpoint_events": events, "resumed": resume}

@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         print(line, flush=True)
         progress = {"step": record["step"], "max_steps": config.training.max_steps,
                     "reward_mean": record["reward_mean"], "pass_rate": record["pass_rate"],
-                    "heldout_accuracy": record.get("heldout_accuracy")}
+                    "heldout_accuracy": record.get("heldout_accuracy"), "step_seconds": record["seconds"]["total"]}
         print(PROGRESS_PREFIX + json.dumps(progress), flush=True)
         if bar is not None:
             bar.n = record["step"]

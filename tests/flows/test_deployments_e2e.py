@@ -103,7 +103,8 @@ def test_train_and_eval_arith_through_deployments_and_triggers(deployed, tmp_pat
         keys = {a.key for a in client.read_artifacts(artifact_filter=ArtifactFilter(
             key=ArtifactFilterKey(like_=run_dir.name.lower().replace("_", "-").replace(".", "-"))))}
         slug = run_dir.name.lower().replace("_", "-")
-        assert {f"{slug}-report", f"{slug}-results", f"{slug}-training-progress", f"{slug}-run-folder"} <= keys, keys
+        assert {f"{slug}-report", f"{slug}-results", f"{slug}-training-progress", f"{slug}-training-table",
+                f"{slug}-run-folder"} <= keys, keys
         assert (run_dir / "report.md").is_file() and "base" in (run_dir / "report.md").read_text()
 
         assert count_scheduled_runs("baseline-eval/nightly") > 0
