@@ -4,8 +4,9 @@
 train-and-eval/arith` with a short config: training publishes checkpoints,
 their `rlvr.checkpoint.saved` events trigger `eval-checkpoint/on-arrival`
 runs with the checkpoint path, duplicate events do not add work, artifacts
-are published, the nightly deployment has scheduled runs, and cancelling a
-training flow run leaves no trainer process behind.
+are published, the nightly deployment has scheduled runs. A cancelled
+training ends Cancelled with no trainer process left behind, and
+`prefect flow-run retry` resumes it from its last checkpoint.
 """
 
 from __future__ import annotations
@@ -60,10 +61,17 @@ def run_deployment(server: LocalServer, name: str, params: dict) -> str:
 
 
 def wait_final(client, flow_run_id: str, timeout_s: float):
+    """The flow run once final. A failed read is tried again: under load the test server's SQLite can be
+    locked for a while, which is the server's business, not the pipeline's."""
+    from prefect.exceptions import PrefectHTTPStatusError
+
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        run = client.read_flow_run(flow_run_id)
-        if run.state is not None and run.state.is_final():
+        try:
+            run = client.read_flow_run(flow_run_id)
+        except PrefectHTTPStatusError:
+            run = None
+        if run is not None and run.state is not None and run.state.is_final():
             return run
         time.sleep(1)
     raise TimeoutError(f"flow run {flow_run_id} not finished after {timeout_s} s")
@@ -154,3 +162,59 @@ def wait_for_triggered(client, paths: set[str], timeout_s: float, at_least: int 
         if time.monotonic() > deadline:
             raise TimeoutError(f"triggered runs for {paths}: {[(r.parameters, r.state_name) for r in runs]}")
         time.sleep(1)
+
+
+def test_a_cancelled_training_ends_cancelled_and_a_retry_resumes_it_to_max_steps(deployed, tmp_path: Path) -> None:
+    """Cancel mid-training: the run is Cancelled (not Completed, not cached) and no trainer is left;
+    `prefect flow-run retry` resumes the same run folder from its last checkpoint to max_steps."""
+    from prefect import get_client
+    from prefect.client.schemas.filters import LogFilter, LogFilterFlowRunId
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    server, worker_log = deployed
+    runs_dir = tmp_path / "runs"
+    params = {"max_steps": 20, "evaluate_base": False,
+              "overrides": [f"run.runs_dir={runs_dir}", "checkpointing.every_steps=10", "training.eval_every=0",
+                            "evaluation.limit=8", f"storage.root={TEST_STORE}"]}
+    flow_run_id = run_deployment(server, "train-and-eval/arith", params)
+    first = wait_for_path(lambda: next(runs_dir.glob("*/checkpoints/step-000010/checkpoint.json"), None), 420)
+    run_dir = first.parents[2]
+
+    prefect_cli(server, "flow-run", "cancel", flow_run_id)
+    with temporary_settings({PREFECT_API_URL: server.api_url}), get_client(sync_client=True) as client:
+        cancelled = wait_final(client, flow_run_id, timeout_s=180)
+        assert cancelled.state.is_cancelled(), f"{cancelled.state}\n{worker_log.read_text()[-4000:]}"
+        wait_for_path(lambda: None if processes_mentioning(str(run_dir)) else run_dir, 60)
+        kept = {p.name for p in (run_dir / "checkpoints").iterdir() if (p / "checkpoint.json").is_file()}
+        assert "step-000020" not in kept
+
+        prefect_cli(server, "flow-run", "retry", flow_run_id)
+        retried = wait_final(client, flow_run_id, timeout_s=600)
+        assert retried.state.is_completed(), f"{retried.state}\n{worker_log.read_text()[-4000:]}"
+        assert [p.name for p in runs_dir.iterdir()] == [run_dir.name], "the retry must reuse the run folder"
+        assert (run_dir / "checkpoints" / "step-000020" / "checkpoint.json").is_file()
+        logs = [log.message for offset in range(0, 2000, 200) for log in client.read_logs(
+            log_filter=LogFilter(flow_run_id=LogFilterFlowRunId(any_=[retried.id])), limit=200, offset=offset)]
+        assert any(message.startswith("resuming: ") and "--resume" in message for message in logs), logs[-20:]
+
+
+def wait_for_path(find, timeout_s: float) -> Path:
+    """What `find()` returns once it is not None (polled every half second)."""
+    deadline = time.monotonic() + timeout_s
+    while (found := find()) is None:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"nothing found after {timeout_s} s")
+        time.sleep(0.5)
+    return found
+
+
+def processes_mentioning(text: str) -> list[int]:
+    """Pids of live processes whose command line contains `text` (the trainer names its run folder)."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and text in (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode():
+                pids.append(int(proc.name))
+        except OSError:
+            continue
+    return pids
