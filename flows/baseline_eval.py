@@ -15,6 +15,7 @@ from prefect import flow
 
 from flows.eval_checkpoint import eval_checkpoint
 from tasks.artifacts import artifact_key, publish_results_table
+from tasks.bad_input import BadParameter, fails_cleanly
 from tasks.gpus import discover_gpus
 
 CONFIG_WITH_GPUS = "gsm8k"  # Qwen3-1.7B-Base on the standard four benchmarks, evaluated with vLLM
@@ -22,6 +23,7 @@ CONFIG_WITHOUT_GPUS = "tiny-arith"  # what a CPU-only node can run offline: the 
 
 
 @flow(name="baseline-eval", log_prints=True)
+@fails_cleanly
 def baseline_eval(config: str | None = None, models: list[str] | None = None, benchmarks: list[str] | None = None,
                   limit: int | None = None, evals_root: str = ".rlvr/baselines", backend: str | None = None,
                   overrides: list[str] | None = None) -> dict[str, dict[str, Any]]:
@@ -41,7 +43,7 @@ def baseline_eval(config: str | None = None, models: list[str] | None = None, be
     cfg = load_config(config, overrides or [])
     models = models or cfg.evaluation.baseline_models
     if not models:
-        raise ValueError(f"config {config!r} lists no evaluation.baseline_models. Fix: pass models=[...] "
+        raise BadParameter(f"config {config!r} lists no evaluation.baseline_models. Fix: pass models=[...] "
                          f"or add them to the config")
     benchmarks = benchmarks or cfg.evaluation.baseline_benchmarks or cfg.evaluation.benchmarks
     backend = backend or cfg.evaluation.backend  # vLLM on GPU configs, hf for the CPU demo

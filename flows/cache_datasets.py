@@ -7,10 +7,12 @@ from typing import Any
 from prefect import flow
 
 from tasks.artifacts import artifact_key
+from tasks.bad_input import fails_cleanly
 from tasks.data import cache_dataset, required_datasets
 
 
 @flow(name="cache-datasets", log_prints=True)
+@fails_cleanly
 def cache_datasets(config: str = "tiny-arith", overrides: list[str] | None = None,
                    benchmarks: list[str] | None = None) -> list[dict[str, Any]]:
     """Cache the config's datasets in its store (a local folder or s3://); returns their manifests."""

@@ -16,6 +16,7 @@ from prefect import flow
 
 from rlvr_core.watch import eval_dir, is_checkpoint, run_dir_of
 from tasks.artifacts import Progress, artifact_key, publish_results_table
+from tasks.bad_input import BadParameter, fails_cleanly
 from tasks.evaluation import evaluate_benchmark
 from tasks.labels import tag_current_flow_run
 from tasks.placement import run_placed
@@ -33,6 +34,7 @@ def _run_name() -> str:
 
 
 @flow(name="eval-checkpoint", flow_run_name=_run_name, log_prints=True)
+@fails_cleanly
 def eval_checkpoint(checkpoint: str, benchmarks: list[str] | None = None, limit: int | None = None,
                     evals_root: str | None = None, backend: str | None = None, batch_size: int | None = None,
                     gpus_per_eval: float = 1, store_root: str | None = None,
@@ -43,13 +45,13 @@ def eval_checkpoint(checkpoint: str, benchmarks: list[str] | None = None, limit:
     keys are that run's (`<run>-base-*`), not the model folder's, which every run from that model shares.
     """
     if run_dir_of(checkpoint) is not None and not is_checkpoint(checkpoint):
-        raise ValueError(f"{checkpoint}: not a published checkpoint (no checkpoint.json). It may still be being "
+        raise BadParameter(f"{checkpoint}: not a published checkpoint (no checkpoint.json). It may still be being "
                          f"written, or was pruned; `watch-checkpoints` evaluates it once it is published.")
     run_dir = run_dir_of(checkpoint) if is_checkpoint(checkpoint) else None
     defaults = _run_defaults(run_dir)
     benchmarks = benchmarks or defaults.get("benchmarks")
     if not benchmarks:
-        raise ValueError(f"{checkpoint}: no benchmarks given and no run config.yaml to take them from. "
+        raise BadParameter(f"{checkpoint}: no benchmarks given and no run config.yaml to take them from. "
                          f"Fix: pass benchmarks, e.g. ['gsm8k']")
     label = Path(checkpoint).name if is_checkpoint(checkpoint) else "base"
     run_name = run_dir.name if run_dir else run or Path(checkpoint).name

@@ -21,6 +21,7 @@ from prefect import flow, tags
 from flows.cache_datasets import cache_datasets
 from flows.eval_checkpoint import eval_checkpoint
 from rlvr_core.watch import CheckpointWatcher
+from tasks.bad_input import fails_cleanly
 from tasks.gpus import discover_gpus
 from tasks.labels import config_run_name, experiment_tags, tag_current_flow_run
 from tasks.models import prepare_model
@@ -36,6 +37,7 @@ def _run_name() -> str:
 
 
 @flow(name="train-and-eval", flow_run_name=_run_name, log_prints=True)
+@fails_cleanly
 def train_and_eval(config: str = "tiny-arith", overrides: list[str] | None = None, max_steps: int | None = None,
                    benchmarks: list[str] | None = None, evaluate_base: bool = True,
                    poll_seconds: float = 2.0) -> dict[str, Any]:

@@ -14,9 +14,11 @@ from prefect import flow, get_run_logger
 
 from flows.eval_checkpoint import eval_checkpoint
 from rlvr_core.watch import pending_evaluations
+from tasks.bad_input import fails_cleanly
 
 
 @flow(name="watch-checkpoints", log_prints=True)
+@fails_cleanly
 def watch_checkpoints(path: str = ".rlvr/runs", benchmarks: list[str] | None = None, follow: bool = False,
                       poll_seconds: float = 10.0, max_minutes: float = 60.0) -> list[str]:
     """Evaluate every pending (checkpoint, benchmark); returns the checkpoints evaluated."""

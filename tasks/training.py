@@ -36,6 +36,7 @@ from prefect.logging import get_run_logger
 from rlvr_core.procgroup import ProcessGroup
 from rlvr_core.watch import CHECKPOINT_SAVED, parse_marker, run_resource_id
 from tasks.artifacts import Progress, artifact_key
+from tasks.log_lines import clean_line
 from tasks.training_table import LiveTrainingTable
 
 TRAIN_MODULE = "rlvr_core.grpo.train"
@@ -110,7 +111,7 @@ def train(config: str, overrides: list[str], run_dir: str, run_name: str, emit_e
                              f"environment ({sys.executable}); install the project (`make install`) on this worker")
     argv = command or training_command(config, overrides, run_dir, resume)
     logger.info("%s: %s", "resuming" if resume else "starting", " ".join(argv))
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1"}  # bars are for terminals
     progress = Progress(artifact_key(run_name, "training-progress"), f"Training progress of {run_name}")
     table: LiveTrainingTable | None = None
     tail: collections.deque[str] = collections.deque(maxlen=30)
@@ -121,8 +122,9 @@ def train(config: str, overrides: list[str], run_dir: str, run_name: str, emit_e
             for line in group.lines():
                 marker = parse_marker(line)
                 if marker is None:
-                    tail.append(line)
-                    logger.info(line)
+                    if (readable := clean_line(line)) is not None:
+                        tail.append(readable)
+                        logger.info(readable)
                 elif marker.kind == "progress":
                     step, total = marker.data.get("step", 0), marker.data.get("max_steps", 0)
                     progress.update(float(step), float(total),

@@ -37,8 +37,8 @@ def test_without_a_config_a_cpu_node_evaluates_the_tiny_model_on_arith(
 def test_a_config_without_baseline_models_is_refused_with_the_fix(prefect_harness: str) -> None:
     from flows.baseline_eval import baseline_eval
 
-    with pytest.raises(ValueError, match=r"lists no evaluation.baseline_models. Fix"):
-        baseline_eval(config="mbpp", overrides=["evaluation.baseline_models=[]"])
+    state = baseline_eval(config="mbpp", overrides=["evaluation.baseline_models=[]"], return_state=True)
+    assert state.is_failed() and "lists no evaluation.baseline_models. Fix" in state.message
 
 
 def test_the_config_names_the_nightly_benchmarks_and_they_default_to_its_own() -> None:

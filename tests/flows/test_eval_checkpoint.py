@@ -66,5 +66,5 @@ def test_the_same_checkpoint_event_five_times_gives_one_evaluation(prefect_harne
 def test_a_path_that_is_not_a_published_checkpoint_is_named(prefect_harness: str, published_checkpoint: Path) -> None:
     from flows.eval_checkpoint import eval_checkpoint
 
-    with pytest.raises(ValueError, match="not a published checkpoint"):
-        eval_checkpoint(str(published_checkpoint.parent / "step-999999"))
+    state = eval_checkpoint(str(published_checkpoint.parent / "step-999999"), return_state=True)
+    assert state.is_failed() and "not a published checkpoint" in state.message
