@@ -1,8 +1,11 @@
 """`watch-checkpoints`: evaluate checkpoints that have a manifest but no results.
 
 Catches checkpoints published while no server listened (a trainer run by
-hand, a server restart). `path` is one run folder or a folder of runs.
-With `follow`, keeps polling until stopped or `max_minutes` pass.
+hand, a server restart), and the work of an evaluation run that crashed: the
+`watch-checkpoints/catch-up` deployment is triggered by every Crashed
+`eval-checkpoint` run with that run's checkpoint as `path`. `path` is a
+checkpoint, one run folder or a folder of runs. With `follow`, keeps polling
+until stopped or `max_minutes` pass.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from pathlib import Path
 from prefect import flow, get_run_logger
 
 from flows.eval_checkpoint import eval_checkpoint
-from rlvr_core.watch import pending_evaluations
+from rlvr_core.watch import is_checkpoint, pending_evaluations, run_dir_of
 from tasks.bad_input import fails_cleanly
 
 
@@ -34,10 +37,16 @@ def watch_checkpoints(path: str = ".rlvr/runs", benchmarks: list[str] | None = N
 
 
 def _pending(path: Path, benchmarks: list[str] | None) -> dict[str, list[str]]:
-    """{checkpoint: benchmarks without a result} over one run folder or every run folder below `path`."""
+    """{checkpoint: benchmarks without a result} over a checkpoint's run, one run folder or every run folder
+    below `path` (nothing for anything else, e.g. a base model a crashed evaluation was given)."""
     from rlvr_core.config import load_config
 
-    runs = [path] if (path / "checkpoints").is_dir() else sorted(p for p in path.glob("*") if (p / "checkpoints").is_dir())
+    if is_checkpoint(path) and (run_dir := run_dir_of(path)) is not None:
+        runs = [run_dir]
+    elif (path / "checkpoints").is_dir():
+        runs = [path]
+    else:
+        runs = sorted(p for p in path.glob("*") if (p / "checkpoints").is_dir())
     todo: dict[str, list[str]] = {}
     for run_dir in runs:
         wanted = benchmarks or load_config(run_dir / "config.yaml").evaluation.benchmarks

@@ -218,3 +218,42 @@ def processes_mentioning(text: str) -> list[int]:
         except OSError:
             continue
     return pids
+
+
+def test_a_crashed_evaluation_is_taken_over_by_the_catch_up_deployment(deployed, tmp_path: Path,
+                                                                      trained_tiny_model_dir: Path) -> None:
+    """An eval-checkpoint run marked Crashed (as the heartbeat automation does) triggers
+    `watch-checkpoints/catch-up` with its checkpoint, which evaluates what the crashed run left undone."""
+    from datetime import datetime, timedelta, timezone
+
+    from prefect import get_client
+    from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterName
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+    from prefect.states import Crashed, Running, Scheduled
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from rlvr_core.checkpoints import publish_checkpoint
+    from rlvr_core.config import load_config
+    from rlvr_core.runs import create_run_dir
+
+    server, worker_log = deployed
+    config = load_config("tiny-arith", [f"run.runs_dir={tmp_path / 'runs'}", "evaluation.limit=8",
+                                        f"storage.root={TEST_STORE}"])
+    run_dir = create_run_dir(config)
+    checkpoint = publish_checkpoint(AutoModelForCausalLM.from_pretrained(trained_tiny_model_dir),
+                                    AutoTokenizer.from_pretrained(trained_tiny_model_dir), run_dir / "checkpoints",
+                                    step=3, trainer_version=3, config_hash=config.config_hash()).path
+    with temporary_settings({PREFECT_API_URL: server.api_url}), get_client(sync_client=True) as client:
+        on_arrival = client.read_deployment_by_name("eval-checkpoint/on-arrival")
+        later = datetime.now(timezone.utc) + timedelta(days=1)  # so the worker does not start it
+        crashed = client.create_flow_run_from_deployment(on_arrival.id, parameters={"checkpoint": str(checkpoint)},
+                                                         state=Scheduled(scheduled_time=later))
+        client.set_flow_run_state(crashed.id, Running(), force=True)
+        client.set_flow_run_state(crashed.id, Crashed(message="no heartbeat (test)"), force=True)
+
+        summary = Path(checkpoint).parent.parent / "evals" / Path(checkpoint).name / "arith" / "summary.json"
+        wait_for_path(lambda: summary if summary.is_file() else None, 300)
+        catch_ups = client.read_flow_runs(deployment_filter=DeploymentFilter(
+            name=DeploymentFilterName(any_=["catch-up"])))
+        assert [r.parameters["path"] for r in catch_ups] == [str(checkpoint)], worker_log.read_text()[-3000:]
+        assert json.loads(summary.read_text())["n"] == 8
