@@ -147,6 +147,27 @@ class Store:
         finally:
             tmp.unlink(missing_ok=True)
 
+    def put_file(self, local_file: Path, path: str) -> None:
+        """Copy one local file to `path` without reading it into memory (checkpoint shards are gigabytes).
+
+        On S3 fsspec uploads in parts and the object appears only when complete; locally the copy is made
+        beside the target and renamed into place.
+        """
+        if self.is_s3:
+            with self._errors("upload", path):
+                self.fs.put_file(str(local_file), self._fs_path(path))
+            return
+        target = Path(self._fs_path(path))
+        tmp = target.parent / f".{target.name}{_TMP_MARK}{uuid.uuid4().hex}"
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(local_file, tmp)
+            os.replace(tmp, target)
+        except OSError as exc:
+            raise self._error("upload", path, exc) from None
+        finally:
+            tmp.unlink(missing_ok=True)
+
     def read_bytes(self, path: str) -> bytes:
         with self._errors("read", path):
             return self.fs.cat_file(self._fs_path(path))

@@ -60,6 +60,9 @@ class StorageConfig(Section):
     endpoint_url: EndpointURL | None = Field(
         None, description="http(s) URL of an S3-compatible endpoint (MinIO, moto); None uses the AWS default. "
                           "Only used for s3:// URIs (storage.root, data.curriculum).")
+    sync_runs: bool = Field(
+        False, description="Copy each run folder (traces, RESULTS.md, evals, published checkpoints) to "
+                           "<root>/runs/<run>/ while train-and-eval runs, and once more at its end.")
 
 
 class ModelConfig(Section):

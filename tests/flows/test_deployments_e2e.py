@@ -85,7 +85,8 @@ def test_train_and_eval_arith_through_deployments_and_triggers(deployed, tmp_pat
     server, worker_log = deployed
     runs_dir = tmp_path / "runs"
     params = {"max_steps": 4, "overrides": [f"run.runs_dir={runs_dir}", "checkpointing.every_steps=2",
-                                            f"evaluation.limit={LIMIT}", f"storage.root={TEST_STORE}"]}
+                                            f"evaluation.limit={LIMIT}", f"storage.root={TEST_STORE}",
+                                            "storage.sync_runs=true"]}
     flow_run_id = run_deployment(server, "train-and-eval/arith", params)
     with temporary_settings({PREFECT_API_URL: server.api_url}), get_client(sync_client=True) as client:
         run = wait_final(client, flow_run_id, timeout_s=600)
@@ -114,6 +115,18 @@ def test_train_and_eval_arith_through_deployments_and_triggers(deployed, tmp_pat
         assert {f"{slug}-report", f"{slug}-results", f"{slug}-training-progress", f"{slug}-training-table",
                 f"{slug}-run-folder"} <= keys, keys
         assert (run_dir / "report.md").is_file() and "base" in (run_dir / "report.md").read_text()
+
+        # storage.sync_runs: the whole run, report and final checkpoint included, is in the store too.
+        from rlvr_core.storage import open_store
+
+        store, copy = open_store(str(TEST_STORE)), f"runs/{run_dir.name}"
+        try:
+            synced = set(store.list(copy))
+            assert {f"{copy}/report.md", f"{copy}/checkpoints/step-000004/checkpoint.json",
+                    f"{copy}/evals/step-000004/arith/summary.json"} <= synced, sorted(synced)
+            assert any(path.startswith(f"{copy}/traces/") for path in synced)
+        finally:
+            store.delete(copy, recursive=True)
 
         assert count_scheduled_runs("baseline-eval/nightly") > 0
 
