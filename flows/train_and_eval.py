@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, tags
-from prefect.futures import PrefectFuture
 
 from flows.cache_datasets import cache_datasets
 from flows.eval_checkpoint import eval_checkpoint
@@ -27,7 +26,7 @@ from tasks.gpus import discover_gpus
 from tasks.labels import config_run_name, experiment_tags, tag_current_flow_run
 from tasks.models import prepare_model
 from tasks.reports import publish_report
-from tasks.run_sync import sync_run_to_store
+from tasks.run_sync import RunSync
 from tasks.training import create_run, training_in_background
 
 
@@ -103,25 +102,6 @@ def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: 
         raise RuntimeError(f"training finished, but evaluating {', '.join(failed)} failed (see those subflow runs); "
                            f"rerun them with the eval-checkpoint or watch-checkpoints flow")
     return {"run_dir": run_dir, "summaries": summaries, "report": report, "seconds": seconds}
-
-
-class RunSync:
-    """Copies of the run folder to the store beside training: at most one in flight, one last at the end."""
-
-    def __init__(self, run_dir: str, storage: Any) -> None:
-        self.args = (run_dir, storage.root, storage.endpoint_url)
-        self.in_flight: PrefectFuture[Any] | None = None
-
-    def start(self) -> None:
-        """Begin a copy in a worker thread unless one is still running (it will be caught up by the next)."""
-        if self.in_flight is None or self.in_flight.state.is_final():
-            self.in_flight = sync_run_to_store.submit(*self.args)
-
-    def finish(self) -> None:
-        """Wait for the copy in flight, then copy what the end of the run added (report, final evals)."""
-        if self.in_flight is not None:
-            self.in_flight.wait()
-        sync_run_to_store(*self.args)
 
 
 def _evaluate(checkpoint: str, summaries: dict[str, Any], failed: list[str]) -> None:

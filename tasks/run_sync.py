@@ -1,12 +1,21 @@
-"""`sync-run`: copy a run folder's new files to the store (`rlvr_core.run_sync`); safe to call any number of times."""
+"""`sync-run`: copy a run folder's new files to the store (`rlvr_core.run_sync`); safe to call any number of times.
+
+`RunSync` is how `train-and-eval` uses it beside training (`storage.sync_runs`).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from prefect import task
+from prefect.artifacts import create_link_artifact
+from prefect.futures import PrefectFuture
 from prefect.logging import get_run_logger
 
 from rlvr_core.run_sync import sync_run
 from rlvr_core.storage import open_store
+from tasks.artifacts import artifact_key
 from tasks.retry import retry_transient
 
 
@@ -17,3 +26,25 @@ def sync_run_to_store(run_dir: str, store_root: str, endpoint_url: str | None = 
                           report.uploaded, report.bytes / 1e6, report.unchanged)
     return {"uploaded": report.uploaded, "unchanged": report.unchanged, "bytes": report.bytes,
             "destination": report.destination}
+
+
+class RunSync:
+    """Copies of the run folder to the store beside training: at most one in flight, one last at the end."""
+
+    def __init__(self, run_dir: str, storage: Any) -> None:
+        self.args = (run_dir, storage.root, storage.endpoint_url)
+        self.in_flight: PrefectFuture[Any] | None = None
+
+    def start(self) -> None:
+        """Begin a copy in a worker thread unless one is still running (it will be caught up by the next)."""
+        if self.in_flight is None or self.in_flight.state.is_final():
+            self.in_flight = sync_run_to_store.submit(*self.args)
+
+    def finish(self) -> None:
+        """Wait for the copy in flight, copy what the end of the run added (report, final evals), link the copy."""
+        if self.in_flight is not None:
+            self.in_flight.wait()
+        copy = sync_run_to_store(*self.args)
+        run_name = Path(self.args[0]).name
+        create_link_artifact(copy["destination"], link_text=copy["destination"],
+                             key=artifact_key(run_name, "store-copy"), description=f"Copy of {run_name} in the store")

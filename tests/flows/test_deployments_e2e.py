@@ -113,7 +113,7 @@ def test_train_and_eval_arith_through_deployments_and_triggers(deployed, tmp_pat
             key=ArtifactFilterKey(like_=run_dir.name.lower().replace("_", "-").replace(".", "-"))))}
         slug = run_dir.name.lower().replace("_", "-")
         assert {f"{slug}-report", f"{slug}-results", f"{slug}-training-progress", f"{slug}-training-table",
-                f"{slug}-run-folder"} <= keys, keys
+                f"{slug}-run-folder", f"{slug}-store-copy"} <= keys, keys
         assert (run_dir / "report.md").is_file() and "base" in (run_dir / "report.md").read_text()
 
         # storage.sync_runs: the whole run, report and final checkpoint included, is in the store too.
