@@ -1,7 +1,9 @@
 # GPU-node image: the project with the `gpu` extra (vLLM) on a CUDA runtime.
 # Build:  docker build -t rlvr-pipeline:gpu .
-# Run a worker on a node:  docker run --gpus all --network host -e PREFECT_API_URL=... rlvr-pipeline:gpu \
+# Run a worker on a node:  docker run --gpus all --network host --ipc=host -e PREFECT_API_URL=... rlvr-pipeline:gpu \
 #            prefect worker start --pool rlvr-gpu
+# --ipc=host (or --shm-size=16g): Ray's object store, vLLM and NCCL use /dev/shm, which Docker caps at 64 MB.
+# The project lives in /app (WORKDIR); register the deployments the container runs from there (README, Docker).
 FROM nvidia/cuda:12.8.1-cudnn-runtime-ubuntu24.04
 
 ENV DEBIAN_FRONTEND=noninteractive \

@@ -42,6 +42,12 @@ class Source:
     the hub's default config) and concatenate them; a name like
     ``"EleutherAI/hendrycks_math:algebra"`` selects one config. Offline
     sources set `generate` instead and never touch the network.
+
+    What a rollout of one of its problems needs besides the template:
+    `prompt_text` renders the text that fills a prompt template's `{prompt}`
+    (None: `problem.prompt`; MBPP adds its assert lines, which name the
+    function to write), and `stop` are the strings a completion ends at in
+    this dataset's answer format (MBPP's `[DONE]`), whatever the template.
     """
 
     name: str
@@ -50,6 +56,8 @@ class Source:
     configs: tuple[str | None, ...] = (None,)
     splits: tuple[str, ...] = ("train", "test")
     generate: Generator | None = None
+    prompt_text: Callable[[Problem], str] | None = None
+    stop: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if (self.normalise is None) == (self.generate is None):

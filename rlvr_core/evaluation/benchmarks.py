@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rlvr_core.data.schema import Problem
+from rlvr_core.data.sources import mbpp
 from rlvr_core.evaluation import prompts
 
 Filter = Callable[[str], str]
@@ -206,7 +207,7 @@ for _benchmark in (
         split="test",
         prompt=prompts.mbpp_prompt,
         max_new_tokens=512,
-        stop=("[DONE]",),
+        stop=mbpp.MBPP.stop,
         filters=(("pass_at_1", identity),),
         expected_size=500,
         description="MBPP test, lm-eval 3-shot [BEGIN]/[DONE] format, asserts run in the sandbox.",

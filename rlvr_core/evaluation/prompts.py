@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rlvr_core.data.schema import Problem
+from rlvr_core.data.sources import mbpp
 
 FEWSHOT_DIR = Path(__file__).parent / "fewshot"
 
@@ -42,18 +43,18 @@ def math_minerva_prompt(problem: Problem) -> str:
     return f"{shots}Problem:\n{problem.prompt}\n\nSolution:"
 
 
-def _mbpp_task(text: str, tests: list[str]) -> str:
-    return (
-        f"You are an expert Python programmer, and here is your task: {text} "
-        f"Your code should pass these tests:\n\n" + "\n".join(tests[:3]) + "\n[BEGIN]\n"
-    )
+def _mbpp_task(task: str) -> str:
+    return f"You are an expert Python programmer, and here is your task: {task}\n[BEGIN]\n"
 
 
 def mbpp_prompt(problem: Problem) -> str:
-    """lm-eval `mbpp`: 3 exemplars, each `task + tests + [BEGIN] code [DONE]`; the model writes code then `[DONE]`."""
-    shots = "".join(_mbpp_task(ex["text"], ex["tests"]) + ex["code"] + "\n[DONE]\n" for ex in fewshot("mbpp_3shot"))
-    tests = json.loads(problem.answer)["tests"]
-    return shots + _mbpp_task(problem.prompt, tests)
+    """lm-eval `mbpp`: 3 exemplars, each `task + tests + [BEGIN] code [DONE]`; the model writes code then `[DONE]`.
+
+    The task with its asserts is `mbpp.prompt_text`, the same text a training prompt shows.
+    """
+    shots = "".join(_mbpp_task(mbpp.task_with_tests(ex["text"], ex["tests"])) + ex["code"] + f"\n{mbpp.DONE}\n"
+                    for ex in fewshot("mbpp_3shot"))
+    return shots + _mbpp_task(mbpp.prompt_text(problem))
 
 
 def raw_prompt(problem: Problem) -> str:

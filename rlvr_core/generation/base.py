@@ -32,6 +32,9 @@ class SamplingParams:
     n: int = 1  # samples per prompt
     seed: int | None = None  # None: the backend's own seeded stream (reproducible per run, different per call)
     stop: tuple[str, ...] = ()  # completion text is cut before the first occurrence of any of these
+    # One seed per sample (len(prompts) * n, grouped by prompt like the output): each sample's randomness then
+    # depends on its own seed only, not on the other prompts of the call. Empty: derived from `seed` per sample.
+    seeds: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if self.max_new_tokens < 1:
@@ -44,10 +47,35 @@ class SamplingParams:
             raise ValueError(f"SamplingParams.n={self.n} must be >= 1")
         if isinstance(self.stop, str) or any(not isinstance(s, str) or not s for s in self.stop):
             raise ValueError(f"SamplingParams.stop={self.stop!r} must be a tuple of non-empty strings, e.g. ('\\n\\n',)")
+        if any(not isinstance(s, int) or not 0 <= s < 2**63 for s in self.seeds):
+            raise ValueError(f"SamplingParams.seeds={self.seeds!r} must be ints in [0, 2**63); use derive_seed(...)")
+
+    def sample_seeds(self, prompts: int, default: int) -> list[int]:
+        """The seed of each of the `prompts * n` samples, grouped by prompt: `seeds` when given (their count must
+        match), else `derive_seed(seed or default, prompt index, sample index)`."""
+        if self.seeds:
+            if len(self.seeds) != prompts * self.n:
+                raise ValueError(f"SamplingParams.seeds has {len(self.seeds)} seeds for {prompts} prompts x n={self.n}"
+                                 f"; pass one per sample ({prompts * self.n})")
+            return list(self.seeds)
+        base = self.seed if self.seed is not None else default
+        return [derive_seed(base, p, s) for p in range(prompts) for s in range(self.n)]
 
     @property
     def greedy(self) -> bool:
         return self.temperature == 0.0
+
+
+def derive_seed(*keys: int) -> int:
+    """A seed in [0, 2**63) mixed from non-negative `keys` by numpy's `SeedSequence`.
+
+    Neighbouring keys ((run, step, prompt, 0) and (run, step, prompt + 1, 0))
+    give unrelated streams, which `base * K + i` arithmetic does not promise;
+    63 bits fit every engine's seed (torch takes < 2**64, vLLM a Python int).
+    """
+    import numpy as np
+
+    return int(np.random.SeedSequence(list(keys)).generate_state(1, dtype=np.uint64)[0] >> 1)
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,14 @@
 """Transformers backend: batched `generate` with left padding and a KV cache, on CPU or one GPU.
 
 Covers: n samples per prompt (prompts repeated), greedy (temperature 0),
-seeded sampling that is reproducible for the same call and batch size, stop
-strings, eos, raw-model log-probs taken from `generate`'s unprocessed logits
-(no second forward pass; see benchmarks/generation.py for the cost of one),
-and in-place weight updates. Does not cover: multi-GPU, beam search, or
-sampling that is bit-identical across different `batch_size` settings.
+seeded sampling with one `torch.Generator` per sample (its seed from
+`SamplingParams.sample_seeds`), so a sample's randomness does not depend on
+the other prompts of its call or on its row in the batch; stop strings, eos,
+raw-model log-probs taken from `generate`'s unprocessed logits (no second
+forward pass; see benchmarks/generation.py for the cost of one), and in-place
+weight updates. Does not cover: multi-GPU, beam search, or sampling that is
+bit-identical across different `batch_size` settings (padding changes the
+float rounding of the logits, not the random draws).
 """
 
 from __future__ import annotations
@@ -79,27 +82,25 @@ class HFBackend:
         if isinstance(prompts, str):
             raise TypeError("generate() takes a sequence of prompts, not one string; wrap it: [prompt]")
         model = self.model
-        # The seed stream: an explicit seed reproduces a call; otherwise (backend seed, call number) does.
-        seed = params.seed if params.seed is not None else self.seed * 1_000_003 + self._calls
+        # Without explicit seeds, (backend seed, call number) seeds the call: reproducible, different per call.
+        seeds = params.sample_seeds(len(prompts), default=self.seed * 1_000_003 + self._calls)
         self._calls += 1
         rows = [(p, s) for p in range(len(prompts)) for s in range(params.n)]
         out: list[Generation] = []
-        devices = [torch.cuda.current_device()] if self.device.startswith("cuda") else []
-        # fork_rng: sampling must not disturb the global RNG of a trainer sharing this process.
-        with torch.random.fork_rng(devices=devices), torch.inference_mode():
-            torch.manual_seed(seed)
+        with torch.inference_mode():
             for start in range(0, len(rows), self.batch_size):
                 chunk = rows[start:start + self.batch_size]
-                out.extend(self._generate_batch(model, [prompts[p] for p, _ in chunk], chunk, params))
+                out.extend(self._generate_batch(model, [prompts[p] for p, _ in chunk], chunk, params,
+                                                seeds[start:start + self.batch_size]))
         return out
 
     def _generate_batch(self, model: "PreTrainedModel", texts: list[str], rows: list[tuple[int, int]],
-                        params: SamplingParams) -> list[Generation]:
+                        params: SamplingParams, seeds: list[int]) -> list[Generation]:
         import torch
 
         batch = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
         width = batch["input_ids"].shape[1]
-        result = model.generate(**batch, **self._generate_kwargs(params))
+        result = model.generate(**batch, **self._generate_kwargs(params, seeds))
         completions = result.sequences[:, width:].tolist()                      # [B, steps]
         logits = torch.stack(result.logits, dim=1).float()                      # [B, steps, V]
         chosen = result.sequences[:, width:].unsqueeze(-1)                      # [B, steps, 1]
@@ -114,18 +115,20 @@ class HFBackend:
                                    weight_version=self.weight_version))
         return gens
 
-    def _generate_kwargs(self, params: SamplingParams) -> dict[str, Any]:
-        """Every decoding knob set explicitly, so a checkpoint's generation_config.json cannot change sampling."""
+    def _generate_kwargs(self, params: SamplingParams, seeds: list[int]) -> dict[str, Any]:
+        """Every decoding knob set explicitly, so a checkpoint's generation_config.json cannot change sampling.
+
+        `generate` always decodes greedily here: sampling happens in `RowSampler`, which turns each row's
+        logits into a draw from that row's own generator (transformers' sampler has one global stream).
+        """
         kwargs: dict[str, Any] = dict(
             max_new_tokens=params.max_new_tokens, min_new_tokens=0, num_beams=1, use_cache=True,
             eos_token_id=sorted(self._eos_ids), pad_token_id=self.tokenizer.pad_token_id,
             return_dict_in_generate=True, output_logits=True, repetition_penalty=1.0,
+            do_sample=False, temperature=None, top_p=None, top_k=None,
         )
-        if params.greedy:
-            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
-        else:
-            # top_k=0 turns off transformers' default top-k of 50.
-            kwargs.update(do_sample=True, temperature=params.temperature, top_p=params.top_p, top_k=0)
+        if not params.greedy:
+            kwargs.update(logits_processor=[RowSampler(seeds, self.device, params.temperature, params.top_p)])
         if params.stop:
             kwargs.update(stop_strings=list(params.stop), tokenizer=self.tokenizer)
         return kwargs
@@ -175,6 +178,32 @@ class HFBackend:
         gc.collect()
         if self.device.startswith("cuda"):
             torch.cuda.empty_cache()
+
+
+class RowSampler:
+    """A logits processor that samples row i from its own `torch.Generator` seeded with `seeds[i]`.
+
+    Gumbel-max in its exponential form: argmax(warped logits - log E), with
+    E ~ Exp(1) drawn per token from the row's generator, is a draw from
+    softmax(warped logits), where warped = temperature, then top-p, as
+    transformers' sampler applies them (no top-k). The greedy decoding step
+    after it picks exactly that draw. A -inf logit (cut by top-p) stays -inf.
+    """
+
+    def __init__(self, seeds: list[int], device: str, temperature: float, top_p: float) -> None:
+        import torch
+        from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopPLogitsWarper
+
+        self.generators = [torch.Generator(device).manual_seed(seed) for seed in seeds]
+        self.warpers = LogitsProcessorList(
+            [TemperatureLogitsWarper(temperature), *([TopPLogitsWarper(top_p)] if top_p < 1 else [])])
+
+    def __call__(self, input_ids: "torch.LongTensor", scores: "torch.FloatTensor") -> "torch.FloatTensor":
+        import torch
+
+        warped = self.warpers(input_ids, scores)                                           # [B, V]
+        race = torch.stack([torch.empty_like(warped[0]).exponential_(generator=g) for g in self.generators])
+        return warped - race.log()                                                          # [B, V]
 
 
 def _eos_ids(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase") -> set[int]:

@@ -59,14 +59,13 @@ class VLLMBackend:
 
         if isinstance(prompts, str):
             raise TypeError("generate() takes a sequence of prompts, not one string; wrap it: [prompt]")
-        sampling = vllm.SamplingParams(
-            n=params.n, temperature=params.temperature, top_p=params.top_p, max_tokens=params.max_new_tokens,
-            seed=params.seed, stop=list(params.stop), logprobs=0,  # 0: only the sampled token's log-prob
-        )
-        outputs = self.llm.generate(list(prompts), sampling, use_tqdm=False)
+        texts, sampling = self._requests(vllm, prompts, params)
+        outputs = self.llm.generate(texts, sampling, use_tqdm=False)
+        per_request = 1 if params.seeds else params.n
         gens = []
-        for prompt_index, request in enumerate(outputs):
-            for sample_index, completion in enumerate(sorted(request.outputs, key=lambda c: c.index)):
+        for r, request in enumerate(outputs):
+            for k, completion in enumerate(sorted(request.outputs, key=lambda c: c.index)):
+                prompt_index, sample_index = divmod(r * per_request + k, params.n)
                 if completion.finish_reason not in ("stop", "length"):
                     raise RuntimeError(f"vLLM ended a sample with finish_reason={completion.finish_reason!r} "
                                        f"(prompt {prompt_index}); the engine aborted the request")
@@ -77,6 +76,19 @@ class VLLMBackend:
                     logprobs=[step[token].logprob for step, token in zip(completion.logprobs, ids)],
                     finish_reason=completion.finish_reason, weight_version=self.weight_version))
         return gens
+
+    @staticmethod
+    def _requests(vllm: Any, prompts: Sequence[str], params: SamplingParams) -> tuple[list[str], Any]:
+        """The engine's prompts and sampling settings: one request of `n` per prompt, or with `params.seeds` one
+        request per sample carrying its own seed (vLLM seeds the `n` samples of one request from one value,
+        so per-sample seeds need a request each; automatic prefix caching shares the repeated prompt)."""
+        common = dict(temperature=params.temperature, top_p=params.top_p, max_tokens=params.max_new_tokens,
+                      stop=list(params.stop), logprobs=0)  # logprobs 0: only the sampled token's log-prob
+        if not params.seeds:
+            return list(prompts), vllm.SamplingParams(n=params.n, seed=params.seed, **common)
+        seeds = params.sample_seeds(len(prompts), default=0)  # checks there is one per sample
+        return ([p for p in prompts for _ in range(params.n)],
+                [vllm.SamplingParams(n=1, seed=seed, **common) for seed in seeds])
 
     def load_weights(self, state_dict: Mapping[str, "torch.Tensor"], version: int) -> None:
         """Copy Hugging Face-named tensors into the engine's model, then drop KV blocks cached under the old weights."""

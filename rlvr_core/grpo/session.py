@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Any
 from rlvr_core.envs.registry import environment_for
 from rlvr_core.grpo.batch import Group, Rollout, build_train_batch, filter_groups, split_by_staleness
 from rlvr_core.grpo.loop import PendingBatch, TrainResult
-from rlvr_core.grpo.trace import TraceWriter, plot_reward_curve, read_trace, write_results
+from rlvr_core.grpo.sampling import (episode_seed, plan_requests, rollout_settings, sample_seeds, source_of,
+                                     stop_strings, training_prompt)
+from rlvr_core.grpo.trace import TraceWriter, plot_reward_curve, read_trace, write_results, write_rollout_settings
 
 if TYPE_CHECKING:
     from rlvr_core.checkpoints import CheckpointInfo
@@ -71,6 +73,7 @@ class Session:
             self.run_dir.mkdir(parents=True, exist_ok=True)
             runs.init_run_dir(self.run_dir, cfg)
         self.trace = TraceWriter(self.run_dir)
+        write_rollout_settings(self.run_dir, rollout_settings(cfg))
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
@@ -111,12 +114,12 @@ class Session:
         self.heldout = (load_problems(eval_name, t.eval_split, store=store, limit=t.eval_problems)
                         if t.eval_every else [])
         self.algorithm = get_algorithm(cfg.grpo.loss)
-        self.step, self.requests_made, self.heldout_history = 0, 0, []
+        self.step, self.heldout_history = 0, []
         policy_path, state = base_path, None
         if checkpoint is not None:
             policy_path, state = checkpoint.path, load_training_state(checkpoint.path)
             driver = state["driver"]
-            self.step, self.requests_made = driver["step"], driver["requests_made"]
+            self.step = driver["step"]
             self.stream.load_state(driver["data"])
             self.heldout_history = [(s["step"], s["heldout_accuracy"]) for s in read_trace(self.run_dir)
                                     if s.get("heldout_accuracy") is not None]
@@ -249,23 +252,24 @@ class Session:
             self.pending.append(self._submit(target))
 
     def _submit(self, step: int) -> PendingBatch:
+        """Requests for `step`'s prompts, with the stop strings and per-sample seeds of `sampling.py`."""
         cfg = self.config
-        s, workers = cfg.sampling, cfg.training.rollout_workers
+        s, workers, template = cfg.sampling, cfg.training.rollout_workers, cfg.data.prompt_template
         items = self.stream.take(s.prompts_per_step)
         requests = []
         for slot in range(workers):
             # Problems of a multi-turn dataset are played as episodes by the worker (their environment renders
             # the conversation, so `prompt_template` does not apply); the others are one generation per prompt.
-            single = [item for item in items[slot::workers] if environment_for(item[1]) is None]
-            multi = [item for item in items[slot::workers] if environment_for(item[1]) is not None]
-            for chunk, method in ((single, "generate"), (multi, "episodes")):
-                if not chunk:
-                    continue
-                self.requests_made += 1
+            for method, stop, chunk in plan_requests(template, items[slot::workers]):
                 params = {"max_new_tokens": s.max_new_tokens, "temperature": s.temperature, "top_p": s.top_p,
-                          "n": s.group_size, "seed": cfg.run.seed * 1_000_003 + self.requests_made}
-                prompts = ([cfg.data.prompt_template.format(prompt=p.prompt) for _, p in chunk] if method == "generate"
-                           else [p for _, p in chunk])
+                          "n": s.group_size, "stop": stop}
+                positions = [position for position, _ in chunk]
+                if method == "generate":
+                    params["seeds"] = sample_seeds(cfg.run.seed, step, positions, s.group_size)
+                    prompts = [training_prompt(template, p) for _, p in chunk]
+                else:
+                    params["seed"] = episode_seed(cfg.run.seed, step, positions)
+                    prompts = [p for _, p in chunk]
                 requests.append(self.pool.submit(slot, prompts, params, tag=chunk, method=method))
         return PendingBatch(step=step, requests=requests, submitted_at=time.perf_counter())
 
@@ -294,7 +298,7 @@ class Session:
         self.pool.sync(self.trainer.get_weights.remote(), self.version)
         if not t.verify_sync_logprobs:
             return None
-        prompts = [self.config.data.prompt_template.format(prompt=p.prompt)
+        prompts = [training_prompt(self.config.data.prompt_template, p)
                    for p in (self.heldout or [self.stream.problem(0)])[:SPOT_CHECK_PROMPTS]]
         return self.pool.spot_check(self.trainer, prompts, self.config.sampling.max_new_tokens,
                                     t.sync_logprob_tolerance)
@@ -307,9 +311,10 @@ class Session:
         params = {"max_new_tokens": cfg.sampling.max_new_tokens, "temperature": 0.0}
         if self.heldout and environment_for(self.heldout[0]) is not None:
             request = self.pool.submit(0, list(self.heldout), params, method="episodes")
-        else:
-            prompts = [cfg.data.prompt_template.format(prompt=p.prompt) for p in self.heldout]
-            request = self.pool.submit(0, prompts, params)
+        else:  # one dataset (training.eval_dataset), so one set of stop strings
+            template = cfg.data.prompt_template
+            params["stop"] = stop_strings(template, source_of(self.heldout[0]))
+            request = self.pool.submit(0, [training_prompt(template, p) for p in self.heldout], params)
         gens = self.pool.collect([request])[0]
         scores = self.verifier.verify_batch([(g["text"], p) for g, p in zip(gens, self.heldout)])
         accuracy = sum(s.status == "correct" for s in scores) / len(scores)
@@ -333,8 +338,7 @@ class Session:
 
         cfg = self.config
         in_flight = [pos for b in self.pending for r in b.requests for pos, _ in r.tag]
-        driver = {"step": self.step, "requests_made": self.requests_made - sum(len(b.requests) for b in self.pending),
-                  "data": self.stream.state(in_flight)}
+        driver = {"step": self.step, "data": self.stream.state(in_flight)}
         info = ray.get(self.trainer.publish.remote(str(self.run_dir / "checkpoints"), step=self.step,
                                                    config_hash=cfg.config_hash(), driver_state=driver,
                                                    keep_last=cfg.checkpointing.keep_last))

@@ -1,4 +1,6 @@
-"""What a run leaves in its folder as it trains: trace.jsonl, samples.jsonl, rollouts.jsonl, the curve, RESULTS.md.
+"""What a run leaves in its folder as it trains: trace.jsonl, samples.jsonl, rollouts.jsonl, the curve, RESULTS.md,
+and rollout_settings.json (the prompt template, each dataset's stop strings and the seeding scheme, written at
+the start of every session, so a reader of the rollouts knows how they were sampled).
 
 Reports and tests read these files (never log text). Durability: appends
 are flushed to the OS at once (so they survive a kill -9 of the trainer) and
@@ -28,7 +30,8 @@ from rlvr_core.evaluation.jsonl import CorruptJsonlError, parse_line, read_recor
 FILES = ("trace.jsonl", "samples.jsonl", "rollouts.jsonl")
 REPAIR = "remove or repair that line, then resume again"
 
-__all__ = ["FILES", "CorruptJsonlError", "TraceWriter", "plot_reward_curve", "read_trace", "write_results"]
+__all__ = ["FILES", "CorruptJsonlError", "TraceWriter", "plot_reward_curve", "read_trace", "write_results",
+           "write_rollout_settings"]
 
 
 class TraceWriter:
@@ -87,6 +90,16 @@ class TraceWriter:
 def read_trace(run_dir: Path) -> list[dict[str, Any]]:
     """The records of traces/trace.jsonl ([] if absent); a torn last line is dropped, other damage raises."""
     return read_records(Path(run_dir) / "traces" / "trace.jsonl", fix=REPAIR)
+
+
+def write_rollout_settings(run_dir: Path, settings: dict[str, Any]) -> Path:
+    """traces/rollout_settings.json, replaced atomically (a resumed session rewrites it from its config)."""
+    path = Path(run_dir) / "traces" / "rollout_settings.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
 
 
 def _truncate_file(path: Path, step: int) -> int:

@@ -90,6 +90,24 @@ def test_temperature_one_samples_the_full_distribution(backend):
     assert len({g.token_ids[0] for g in gens}) > 70
 
 
+def test_per_sample_draws_follow_the_temperature_and_top_p_distribution(backend):
+    # Each row samples from its own generator (a Gumbel race on the warped logits); 3000 first tokens must match
+    # softmax(logits / T) cut to the top-p set: total variation near the ~0.07 sampling noise of 3000 draws over
+    # ~100 tokens, and nothing outside the top-p set.
+    n, temperature, top_p = 3000, 0.7, 0.9
+    gens = backend.generate(["x"], SamplingParams(max_new_tokens=1, n=n, seed=0, temperature=temperature, top_p=top_p))
+    ids = backend.tokenizer("x", return_tensors="pt", add_special_tokens=False)["input_ids"]
+    with torch.no_grad():
+        probs = (backend.model(ids).logits[0, -1] / temperature).softmax(-1)               # [V]
+    sorted_probs, order = probs.sort(descending=True)
+    kept = order[(sorted_probs.cumsum(0) - sorted_probs) < top_p]
+    expected = torch.zeros_like(probs)
+    expected[kept] = probs[kept] / probs[kept].sum()
+    drawn = torch.bincount(torch.tensor([g.token_ids[0] for g in gens]), minlength=len(probs)).float() / n
+    assert drawn[expected == 0].sum() == 0
+    assert 0.5 * (drawn - expected).abs().sum() < 0.1
+
+
 def test_stop_string_cuts_text_and_tokens(backend):
     greedy = SamplingParams(max_new_tokens=16, temperature=0.0)
     full = backend.generate(["Hi\n"], greedy)[0]

@@ -3,6 +3,11 @@
 Config "full" (default) has `text`, `test_list`, `test_setup_code`;
 "sanitized" has `prompt`, `test_list`, `test_imports` — both normalise to the
 code answer JSON {"tests": [...], "setup": "...", "entry": null}.
+
+A task is shown with its first three asserts (lm-eval's `mbpp` wording, used
+by the benchmark prompt and by training prompts alike): the task text alone
+does not say what the function is called, and the asserts call it by name.
+Completions end at `[DONE]`.
 """
 
 from __future__ import annotations
@@ -11,6 +16,20 @@ import json
 
 from rlvr_core.data.schema import Problem
 from rlvr_core.data.source import Row, RowContext, SkipRow, Source, list_field, text_field
+
+
+DONE = "[DONE]"
+SHOWN_TESTS = 3
+
+
+def task_with_tests(text: str, tests: list[str]) -> str:
+    """The task text followed by its first asserts (lm-eval `mbpp` wording)."""
+    return f"{text} Your code should pass these tests:\n\n" + "\n".join(tests[:SHOWN_TESTS])
+
+
+def prompt_text(problem: Problem) -> str:
+    """What fills a training template's `{prompt}`: the task and its asserts."""
+    return task_with_tests(problem.prompt, json.loads(problem.answer)["tests"])
 
 
 def normalise(row: Row, ctx: RowContext) -> Problem:
@@ -39,4 +58,6 @@ MBPP = Source(
     normalise=normalise,
     configs=("full",),
     splits=("train", "test", "validation", "prompt"),
+    prompt_text=prompt_text,
+    stop=(DONE,),
 )
