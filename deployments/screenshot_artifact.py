@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import httpx
@@ -38,11 +39,25 @@ def latest_artifact_url(api_url: str, key: str) -> str:
     return f"{api_url.removesuffix('/api')}/artifacts/artifact/{found.json()[0]['id']}"
 
 
-def screenshot(url: str, out: Path, browser: str, width: int = 1400, height: int = 2600) -> Path:
-    """Render `url` headless (waiting up to 30 s of page time for the UI's requests) and save a PNG."""
-    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                    f"--window-size={width},{height}", "--virtual-time-budget=30000", f"--screenshot={out}", url],
-                   check=True, capture_output=True, timeout=180)
+def screenshot(url: str, out: Path, browser: str, width: int = 1400, height: int = 2600,
+               page_time_s: int = 30) -> Path:
+    """Render `url` headless (waiting up to `page_time_s` of page time for the UI's requests) and save a PNG.
+
+    The browser gets a throwaway profile, no /dev/shm and none of its own
+    background connections, so it starts the same where HOME is read-only,
+    /dev/shm is small or the network is closed (containers, CI).
+    """
+    with tempfile.TemporaryDirectory(prefix="rlvr-chromium-") as profile:
+        done = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                               "--no-first-run", "--no-default-browser-check", "--disable-quic",
+                               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                               f"--user-data-dir={profile}",
+                               "--hide-scrollbars", f"--window-size={width},{height}",
+                               f"--virtual-time-budget={page_time_s * 1000}", f"--screenshot={out}", url],
+                              capture_output=True, text=True, timeout=120 + 2 * page_time_s)
+    if done.returncode != 0 or not out.exists():
+        raise RuntimeError(f"{browser} exited {done.returncode} without a screenshot of {url}: "
+                           f"{done.stderr.strip()[-2000:]}")
     return out
 
 
