@@ -3,14 +3,16 @@
 Same: the warmed-up tiny model, `arith` train prompts ("{prompt}\\n"), reward
 1/0 from our math verifier, 16 prompts x 8 completions per step, 8 new
 tokens, temperature 1, lr 1e-4 constant, KL beta 0.04, loss `grpo`, one
-update per batch. Ours runs `--steps` steps (Ray actors, verifier pool);
-TRL then gets the same training-loop wall time (a callback stops it). Both
+update per batch. Ours runs `--steps` steps in each `--layouts` (split: a
+trainer actor and a rollout actor with weight sync; colocated: one actor,
+one copy of the weights; both with the verifier pool); TRL then gets the
+training-loop wall time of the first layout (a callback stops it). All
 final policies are scored with the same greedy held-out accuracy on arith test.
 
 Prints samples/s (completions generated and trained per second of training
 loop, start-up excluded and reported apart) and held-out accuracy for each,
 and the throughput ratio. Run:
-    .venv/bin/python benchmarks/grpo_vs_trl.py --steps 60 --seeds 0
+    .venv/bin/python benchmarks/grpo_vs_trl.py --steps 60 --seeds 0 [--layouts split colocated]
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ def heldout_accuracy(model, tokenizer, n: int) -> float:
     return greedy_accuracy(model, tokenizer, generate_arith("test", n, seed=0), MAX_NEW)
 
 
-def run_ours(model_dir: Path, steps: int, seed: int, workdir: Path, n_eval: int) -> dict:
+def run_ours(model_dir: Path, steps: int, seed: int, workdir: Path, n_eval: int, layout: str) -> dict:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from rlvr_core.config import load_config
@@ -47,14 +49,15 @@ def run_ours(model_dir: Path, steps: int, seed: int, workdir: Path, n_eval: int)
         f"model.name_or_path={model_dir}", f"storage.root={workdir / 'store'}", f"run.seed={seed}",
         f"training.max_steps={steps}", "training.eval_every=0", f"checkpointing.every_steps={steps}",
         f"sampling.prompts_per_step={PROMPTS}", f"sampling.group_size={GROUP}", f"sampling.max_new_tokens={MAX_NEW}",
-        f"training.learning_rate={LR}", f"grpo.kl_beta={BETA}", "grpo.loss=grpo", "training.lr_schedule=constant"])
+        f"training.learning_rate={LR}", f"grpo.kl_beta={BETA}", "grpo.loss=grpo", "training.lr_schedule=constant",
+        f"training.colocate={layout == 'colocated'}"])
     started = time.perf_counter()
-    result = train(config, run_dir=workdir / f"ours-{seed}")
+    result = train(config, run_dir=workdir / f"ours-{layout}-{seed}")
     total = time.perf_counter() - started
     loop = sum(s["seconds"]["total"] for s in read_trace(result.run_dir) if s["step"] > 0)
     model = AutoModelForCausalLM.from_pretrained(result.final_checkpoint)
     tokenizer = AutoTokenizer.from_pretrained(result.final_checkpoint)
-    return {"impl": "ours", "seed": seed, "steps": steps, "loop_s": loop, "startup_s": total - loop,
+    return {"impl": f"ours-{layout}", "seed": seed, "steps": steps, "loop_s": loop, "startup_s": total - loop,
             "samples_per_s": steps * PROMPTS * GROUP / loop, "heldout": heldout_accuracy(model, tokenizer, n_eval)}
 
 
@@ -108,6 +111,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=60, help="our training steps; TRL gets the same loop time")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--eval-problems", type=int, default=500)
+    parser.add_argument("--layouts", nargs="+", choices=["split", "colocated"], default=["split", "colocated"],
+                        help="our trainer layouts to run (TRL gets the first one's loop time)")
     parser.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
     args = parser.parse_args()
 
@@ -123,16 +128,19 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory(prefix="grpo-vs-trl-") as tmp:
         for seed in args.seeds:
-            ours = run_ours(model_dir, args.steps, seed, Path(tmp), args.eval_problems)
-            print(json.dumps(ours), flush=True)
-            theirs = run_trl(model_dir, ours["loop_s"], seed, Path(tmp), args.eval_problems)
+            ours = [run_ours(model_dir, args.steps, seed, Path(tmp), args.eval_problems, layout)
+                    for layout in args.layouts]
+            for row in ours:
+                print(json.dumps(row), flush=True)
+            theirs = run_trl(model_dir, ours[0]["loop_s"], seed, Path(tmp), args.eval_problems)
             print(json.dumps(theirs), flush=True)
-            rows += [ours, theirs]
+            rows += [*ours, theirs]
     for seed in args.seeds:
-        o, t = [r for r in rows if r["seed"] == seed]
-        print(f"seed {seed}: ours {o['samples_per_s']:.1f} samples/s, held-out {o['heldout']:.3f} | "
-              f"TRL {t['samples_per_s']:.1f} samples/s, held-out {t['heldout']:.3f} | "
-              f"throughput ratio {o['samples_per_s'] / t['samples_per_s']:.2f}x (start {base:.3f})")
+        t = next(r for r in rows if r["seed"] == seed and r["impl"] == "trl")
+        for o in (r for r in rows if r["seed"] == seed and r["impl"] != "trl"):
+            print(f"seed {seed}: {o['impl']} {o['samples_per_s']:.1f} samples/s, held-out {o['heldout']:.3f} | "
+                  f"TRL {t['samples_per_s']:.1f} samples/s, held-out {t['heldout']:.3f} | "
+                  f"throughput ratio {o['samples_per_s'] / t['samples_per_s']:.2f}x (start {base:.3f})")
     if args.out:
         args.out.write_text(json.dumps({"start_heldout": base, "rows": rows}, indent=2))
 

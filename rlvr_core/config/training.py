@@ -57,6 +57,10 @@ class TrainingConfig(Section):
     generation_backend: Literal["hf", "vllm"] = Field(
         "hf", description="Rollout engine: transformers (CPU/GPU) or vLLM (GPU only: not with device cpu).")
     rollout_workers: int = Field(1, ge=1, le=256, description="Rollout actors generating in parallel.")
+    colocate: bool = Field(
+        False, description="One actor trains and generates with one copy of the weights (no weight shipping); "
+                           "for one device, with the hf backend and one rollout worker. False: a trainer actor "
+                           "and rollout_workers rollout actors.")
     sync_every: int = Field(1, ge=1, le=MAX_STEPS, description="Push trainer weights to rollout workers every N optimizer steps.")
     max_staleness: int = Field(
         0, ge=0, le=MAX_STEPS,
@@ -96,7 +100,7 @@ class TrainingConfig(Section):
     def validate_rules(self) -> "TrainingConfig":
         """Rules across the schedule fields; every broken one is reported."""
         raise_violations([self._staleness_problem(), self._warmup_problem(), self._backend_problem(),
-                          self._eval_set_problem(), self._placement_problem()])
+                          self._eval_set_problem(), self._placement_problem(), self._colocate_problem()])
         return self
 
     def _placement_problem(self) -> Violation | None:
@@ -104,7 +108,7 @@ class TrainingConfig(Section):
         if self.ray_num_cpus is None or self.ray_address is not None:
             return None
         per_actor = {"cuda": 1.0, "cpu": self.actor_cpus}.get(self.device, min(1.0, self.actor_cpus))  # see actors.py
-        need = per_actor * (1 + self.rollout_workers)
+        need = per_actor * (1 if self.colocate else 1 + self.rollout_workers)
         if need <= self.ray_num_cpus:
             return None
         return Violation("ray_num_cpus", self.ray_num_cpus,
@@ -112,6 +116,15 @@ class TrainingConfig(Section):
                          f"ask for ({per_actor:g} each), so they could not all start",
                          f"set training.ray_num_cpus >= {need:g}, or lower training.actor_cpus or "
                          f"training.rollout_workers")
+
+    def _colocate_problem(self) -> Violation | None:
+        """Colocated generation runs in the trainer's own transformers model, one process."""
+        if not self.colocate or (self.generation_backend == "hf" and self.rollout_workers == 1):
+            return None
+        return Violation("colocate", True, f"needs generation_backend hf and rollout_workers 1 (got "
+                         f"{self.generation_backend} and {self.rollout_workers}): the colocated trainer generates "
+                         f"with its own transformers model, in one process",
+                         "set training.colocate: false to use vLLM or several rollout workers")
 
     def _eval_set_problem(self) -> Violation | None:
         """A named held-out set must exist (the default, data.train.0, is checked by ExperimentConfig)."""

@@ -43,6 +43,11 @@ def resolve_device_dtype(device: str, dtype: str) -> tuple[str, "torch.dtype"]:
     return device, getattr(torch, _DTYPES[dtype])
 
 
+def _check_batch_size(batch_size: int) -> None:
+    if batch_size < 1:
+        raise ValueError(f"batch_size={batch_size} must be >= 1 (sequences per generate call)")
+
+
 class HFBackend:
     """A `GenerationBackend` over a local Hugging Face folder (or hub id, offline cache permitting)."""
 
@@ -50,24 +55,44 @@ class HFBackend:
 
     def __init__(self, model_path: str, *, device: str = "auto", dtype: str = "auto", seed: int = 42,
                  batch_size: int = 64, trust_remote_code: bool = False) -> None:
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoModelForCausalLM
 
-        if batch_size < 1:
-            raise ValueError(f"batch_size={batch_size} must be >= 1 (sequences per generate call)")
-        self.device, self.dtype = resolve_device_dtype(device, dtype)
-        self.batch_size = batch_size
-        self.seed = seed
-        self.weight_version = 0
-        self._calls = 0
+        _check_batch_size(batch_size)
+        device, model_dtype = resolve_device_dtype(device, dtype)
+        model = AutoModelForCausalLM.from_pretrained(model_path, dtype=model_dtype,
+                                                     trust_remote_code=trust_remote_code)
+        self._attach(model.to(device).eval(), model_path, seed=seed, batch_size=batch_size,
+                     trust_remote_code=trust_remote_code)
+
+    @classmethod
+    def sharing(cls, model: "PreTrainedModel", model_path: str, *, seed: int, batch_size: int = 64,
+                trust_remote_code: bool = False) -> "HFBackend":
+        """A backend that generates with `model` itself, not a copy: the colocated trainer's own policy.
+
+        Nothing is loaded but a tokenizer (its own, so left padding never
+        leaks into the tokenizer a checkpoint saves). Weight updates to
+        `model` are seen by the next `generate` with no sync; the caller keeps
+        `weight_version` in step and puts the model in eval mode first.
+        """
+        _check_batch_size(batch_size)
+        backend = cls.__new__(cls)
+        backend._attach(model, model_path, seed=seed, batch_size=batch_size, trust_remote_code=trust_remote_code)
+        return backend
+
+    def _attach(self, model: "PreTrainedModel", model_path: str, *, seed: int, batch_size: int,
+                trust_remote_code: bool) -> None:
+        from transformers import AutoTokenizer
+
+        self.device, self.dtype = str(model.device), model.dtype
+        self.batch_size, self.seed = batch_size, seed
+        self.weight_version, self._calls = 0, 0
         self.tokenizer: PreTrainedTokenizerBase = AutoTokenizer.from_pretrained(
             model_path, trust_remote_code=trust_remote_code)
         # Left padding keeps every prompt's last token at the right edge, where generation continues.
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        model = AutoModelForCausalLM.from_pretrained(model_path, dtype=self.dtype,
-                                                     trust_remote_code=trust_remote_code)
-        self._model: PreTrainedModel | None = model.to(self.device).eval()
+        self._model: PreTrainedModel | None = model
         self._eos_ids = _eos_ids(model, self.tokenizer)
 
     @property

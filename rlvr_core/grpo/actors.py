@@ -81,22 +81,29 @@ def actor_resources(config: "ExperimentConfig") -> dict[str, float]:
 
 
 def start_trainer(config: "ExperimentConfig", model_path: str, reference_path: str):
-    """Create the trainer actor (policy from `model_path`, frozen reference from `reference_path`)."""
+    """Create the trainer actor (policy from `model_path`, frozen reference from `reference_path`); with
+    `training.colocate` it is a `ColocatedTrainer`, which also serves as the only rollout worker."""
     import ray
 
     from rlvr_core.grpo.algo.common import ClipSettings
+    from rlvr_core.grpo.colocated import ColocatedTrainer
     from rlvr_core.grpo.trainer import PolicyTrainer
 
     t, g = config.training, config.grpo
-    actor = ray.remote(max_restarts=0, **actor_resources(config))(PolicyTrainer)
-    return actor.remote(
-        model_path, reference_path=reference_path, learning_rate=t.learning_rate, weight_decay=t.weight_decay,
+    options: dict[str, Any] = dict(
+        reference_path=reference_path, learning_rate=t.learning_rate, weight_decay=t.weight_decay,
         warmup_steps=t.warmup_steps, max_steps=t.max_steps, lr_schedule=t.lr_schedule,
         max_grad_norm=t.max_grad_norm,
         grad_accum_steps=t.grad_accum_steps, micro_batch_tokens=t.micro_batch_tokens,
         gradient_checkpointing=t.gradient_checkpointing,
         clip=ClipSettings(eps_low=g.clip_eps_low, eps_high=g.clip_eps_high, kl_beta=g.kl_beta),
         device=t.device, seed=config.run.seed, torch_threads=t.torch_threads)
+    cls: type = PolicyTrainer
+    if t.colocate:
+        cls = ColocatedTrainer
+        options.update(generation_batch_size=t.generation_batch_size,
+                       trust_remote_code=config.model.trust_remote_code)
+    return ray.remote(max_restarts=0, **actor_resources(config))(cls).remote(model_path, **options)
 
 
 def rollout_actor_name(run_name: str, slot: int, incarnation: int) -> str:
@@ -104,9 +111,22 @@ def rollout_actor_name(run_name: str, slot: int, incarnation: int) -> str:
     return f"rlvr-rollout-{run_name}-{slot}-{incarnation}"
 
 
-def rollout_factory(config: "ExperimentConfig", model_path: str, run_name: str):
-    """A function (slot, incarnation) -> new rollout actor; the pool calls it to start and to restart workers."""
+def rollout_factory(config: "ExperimentConfig", model_path: str, run_name: str, trainer: Any = None):
+    """A function (slot, incarnation) -> new rollout actor; the pool calls it to start and to restart workers.
+
+    Colocated (`trainer` given): the trainer actor is the one worker, and it has no restart (see colocated.py).
+    """
     import ray
+
+    from rlvr_core.grpo.rollouts import RolloutWorkerError
+
+    if config.training.colocate:
+        def colocated(slot: int, incarnation: int):
+            if incarnation:
+                raise RolloutWorkerError("the colocated trainer cannot be restarted without losing its optimizer state; "
+                                   "resume the run from its last checkpoint (--resume RUN_DIR)")
+            return trainer
+        return colocated
 
     t = config.training
     options: dict[str, Any] = {"batch_size": t.generation_batch_size} if t.generation_backend == "hf" else {}

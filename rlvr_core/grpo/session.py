@@ -125,7 +125,7 @@ class Session:
                                     if s.get("heldout_accuracy") is not None]
         self.owns_ray = connect_ray(t.ray_address, num_cpus=t.ray_num_cpus)
         self.trainer = start_trainer(cfg, policy_path, base_path)
-        self.pool = RolloutPool(rollout_factory(cfg, policy_path, self.run_dir.name), t.rollout_workers,
+        self.pool = RolloutPool(rollout_factory(cfg, policy_path, self.run_dir.name, self.trainer), t.rollout_workers,
                                 t.heartbeat_timeout_s, t.actor_start_timeout_s)
         self.pool.start()
         if state is not None:
@@ -295,7 +295,8 @@ class Session:
 
     def _sync(self) -> float | None:
         t = self.config.training
-        self.pool.sync(self.trainer.get_weights.remote(), self.version)
+        weights = None if t.colocate else self.trainer.get_weights.remote()  # colocated: the same weights already
+        self.pool.sync(weights, self.version)
         if not t.verify_sync_logprobs:
             return None
         prompts = [training_prompt(self.config.data.prompt_template, p)
