@@ -33,6 +33,22 @@ class GRPOConfig(Section):
     kl_beta: float = Field(0.0, ge=0, description="Weight of the k3 KL penalty to the frozen reference (0 disables the reference).")
     filter_zero_variance: bool = Field(False, description="Drop groups whose rewards are all equal (they carry no signal).")
     skip_overlong: bool = Field(False, description="Drop completions that hit `max_new_tokens` without finishing.")
+    recompute_old_logprobs: bool = Field(
+        False, description="Take the PPO ratio's old log-probs from the trainer's own forward pass (no extra cost) "
+                           "instead of the rollout engine's, whose kernels (vLLM bf16) differ from the trainer's.")
+    tis_cap: float | None = Field(
+        None, gt=0, le=100,
+        description="Truncated importance sampling: weight each token by min(pi_old / pi_rollout, tis_cap), "
+                    "correcting for the rollout engine's numerics and stale samples (needs "
+                    "recompute_old_logprobs; 2.0 is usual). None: no weights.")
+
+    @model_validator(mode="after")
+    def validate_rules(self) -> "GRPOConfig":
+        if self.tis_cap is not None and not self.recompute_old_logprobs:
+            raise_violations([Violation("tis_cap", self.tis_cap, "weights pi_old / pi_rollout, but pi_old is "
+                                        "the rollout engine's own log-prob unless recompute_old_logprobs is on",
+                                        "set grpo.recompute_old_logprobs: true, or grpo.tis_cap: null")])
+        return self
 
 
 class TrainingConfig(Section):
@@ -57,10 +73,10 @@ class TrainingConfig(Section):
     generation_backend: Literal["hf", "vllm"] = Field(
         "hf", description="Rollout engine: transformers (CPU/GPU) or vLLM (GPU only: not with device cpu).")
     rollout_workers: int = Field(1, ge=1, le=256, description="Rollout actors generating in parallel.")
-    colocate: bool = Field(
-        False, description="One actor trains and generates with one copy of the weights (no weight shipping); "
-                           "for one device, with the hf backend and one rollout worker. False: a trainer actor "
-                           "and rollout_workers rollout actors.")
+    colocate: bool | None = Field(
+        None, description="One actor trains and generates with one copy of the weights, no weight shipping (hf "
+                          "backend, one rollout worker). None: colocated wherever that holds, since it is faster "
+                          "there (benchmarks/grpo_vs_trl.py); false: a trainer actor plus rollout_workers actors.")
     sync_every: int = Field(1, ge=1, le=MAX_STEPS, description="Push trainer weights to rollout workers every N optimizer steps.")
     max_staleness: int = Field(
         0, ge=0, le=MAX_STEPS,
@@ -108,7 +124,7 @@ class TrainingConfig(Section):
         if self.ray_num_cpus is None or self.ray_address is not None:
             return None
         per_actor = {"cuda": 1.0, "cpu": self.actor_cpus}.get(self.device, min(1.0, self.actor_cpus))  # see actors.py
-        need = per_actor * (1 if self.colocate else 1 + self.rollout_workers)
+        need = per_actor * (1 if self.colocated else 1 + self.rollout_workers)
         if need <= self.ray_num_cpus:
             return None
         return Violation("ray_num_cpus", self.ray_num_cpus,
@@ -117,9 +133,17 @@ class TrainingConfig(Section):
                          f"set training.ray_num_cpus >= {need:g}, or lower training.actor_cpus or "
                          f"training.rollout_workers")
 
+    @property
+    def colocated(self) -> bool:
+        """Whether training runs colocated: `colocate` when set, else wherever it can (see the field)."""
+        return self._can_colocate() if self.colocate is None else self.colocate
+
+    def _can_colocate(self) -> bool:
+        return self.generation_backend == "hf" and self.rollout_workers == 1
+
     def _colocate_problem(self) -> Violation | None:
         """Colocated generation runs in the trainer's own transformers model, one process."""
-        if not self.colocate or (self.generation_backend == "hf" and self.rollout_workers == 1):
+        if not self.colocate or self._can_colocate():
             return None
         return Violation("colocate", True, f"needs generation_backend hf and rollout_workers 1 (got "
                          f"{self.generation_backend} and {self.rollout_workers}): the colocated trainer generates "

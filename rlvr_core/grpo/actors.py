@@ -97,9 +97,10 @@ def start_trainer(config: "ExperimentConfig", model_path: str, reference_path: s
         grad_accum_steps=t.grad_accum_steps, micro_batch_tokens=t.micro_batch_tokens,
         gradient_checkpointing=t.gradient_checkpointing,
         clip=ClipSettings(eps_low=g.clip_eps_low, eps_high=g.clip_eps_high, kl_beta=g.kl_beta),
+        recompute_old_logprobs=g.recompute_old_logprobs, tis_cap=g.tis_cap,
         device=t.device, seed=config.run.seed, torch_threads=t.torch_threads)
     cls: type = PolicyTrainer
-    if t.colocate:
+    if t.colocated:
         cls = ColocatedTrainer
         options.update(generation_batch_size=t.generation_batch_size,
                        trust_remote_code=config.model.trust_remote_code)
@@ -120,7 +121,7 @@ def rollout_factory(config: "ExperimentConfig", model_path: str, run_name: str, 
 
     from rlvr_core.grpo.rollouts import RolloutWorkerError
 
-    if config.training.colocate:
+    if config.training.colocated:
         def colocated(slot: int, incarnation: int):
             if incarnation:
                 raise RolloutWorkerError("the colocated trainer cannot be restarted without losing its optimizer state; "

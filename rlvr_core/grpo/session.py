@@ -295,7 +295,7 @@ class Session:
 
     def _sync(self) -> float | None:
         t = self.config.training
-        weights = None if t.colocate else self.trainer.get_weights.remote()  # colocated: the same weights already
+        weights = None if t.colocated else self.trainer.get_weights.remote()  # colocated: the same weights already
         self.pool.sync(weights, self.version)
         if not t.verify_sync_logprobs:
             return None

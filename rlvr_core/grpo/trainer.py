@@ -10,6 +10,13 @@ losses *is* the batch loss), clips and steps. Each micro-batch drops the left
 padding its rows share and computes logits only for the trailing positions
 that hold trained tokens.
 
+Old log-probs: the rollout engine's by default. With
+`recompute_old_logprobs`, the trainer's own (free: one update per batch, so
+the forward pass of the update is pi_old before the step), which makes the
+PPO ratio exactly 1 on-policy whatever the engine's numerics; `tis_cap` then
+weights each token by min(pi_old / pi_rollout, cap) (truncated importance
+sampling), correcting for the engine's numerics and for stale samples.
+
 Multi-GPU (FSDP) is deliberately not wired here: this project is tested on
 CPU and one GPU only, and an untested FSDP path would be a stub. The trainer
 refuses `training.trainer_gpus > 1` with that explanation (see `actors.py`).
@@ -25,7 +32,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from rlvr_core.grpo.algo.common import ClipSettings, per_token_loss
+from rlvr_core.grpo.algo.common import ClipSettings, per_token_loss, truncated_is_weights
 
 
 def lr_lambda(warmup_steps: int, max_steps: int, schedule: str = "cosine"):
@@ -98,7 +105,8 @@ class PolicyTrainer:
     def __init__(self, model_path: str, *, reference_path: str | None, learning_rate: float, weight_decay: float,
                  warmup_steps: int, max_steps: int, lr_schedule: str, max_grad_norm: float,
                  grad_accum_steps: int, micro_batch_tokens: int | None = None, gradient_checkpointing: bool = False,
-                 clip: ClipSettings, device: str = "cpu", seed: int = 0, torch_threads: int | None = None) -> None:
+                 clip: ClipSettings, recompute_old_logprobs: bool = False, tis_cap: float | None = None,
+                 device: str = "cpu", seed: int = 0, torch_threads: int | None = None) -> None:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         if torch_threads:
@@ -114,6 +122,10 @@ class PolicyTrainer:
             self.reference = AutoModelForCausalLM.from_pretrained(reference_path, dtype=torch.float32).to(self.device)
             self.reference.eval().requires_grad_(False)
         self.clip = clip
+        if tis_cap is not None and not recompute_old_logprobs:
+            raise ValueError("tis_cap needs recompute_old_logprobs=True: the weights compare the trainer's "
+                             "log-probs with the rollout engine's")
+        self.recompute_old_logprobs, self.tis_cap = recompute_old_logprobs, tis_cap
         self.max_grad_norm = max_grad_norm
         self.grad_accum_steps = grad_accum_steps
         self.micro_batch_tokens = micro_batch_tokens
@@ -153,6 +165,8 @@ class PolicyTrainer:
         self.model.train()
         tokens = float(batch["completion_mask"].sum())
         metrics = {"loss": 0.0, "kl": 0.0, "clip_fraction": 0.0, "trained_tokens": int(tokens), "micro_batches": 0}
+        if self.recompute_old_logprobs:
+            metrics.update(rollout_logprob_gap=0.0, **({} if self.tis_cap is None else {"tis_weight_mean": 0.0}))
         for rows, first, tail in plan_micro_batches(batch, self.grad_accum_steps, self.micro_batch_tokens):
             # Inputs lose the shared left padding; per-target arrays keep only the trained tail.
             t = {k: torch.from_numpy(v[rows][:, first:] if k in _INPUTS else
@@ -166,10 +180,17 @@ class PolicyTrainer:
                     with torch.no_grad():
                         ref = token_logprobs(self.reference, t["input_ids"], t["attention_mask"],
                                              t["position_ids"], last=tail)
-            tok_loss, stats = per_token_loss(logprobs, t["old_logprobs"], t["advantages"], ref, self.clip)
+            mask = t["completion_mask"]
+            old, weights = t["old_logprobs"], None
+            if self.recompute_old_logprobs:  # pi_old under the trainer's numerics; no update has happened yet
+                old = logprobs.detach()
+                metrics["rollout_logprob_gap"] += float(((old - t["old_logprobs"]).abs() * mask).sum()) / tokens
+                if self.tis_cap is not None:
+                    weights = truncated_is_weights(old, t["old_logprobs"], self.tis_cap)
+                    metrics["tis_weight_mean"] += float((weights * mask).sum()) / tokens
+            tok_loss, stats = per_token_loss(logprobs, old, t["advantages"], ref, self.clip, weights)
             loss = (tok_loss * t["token_weights"]).sum()
             loss.backward()
-            mask = t["completion_mask"]
             metrics["loss"] += loss.item()
             metrics["micro_batches"] += 1
             metrics["clip_fraction"] += float((stats["clipped"] * mask).sum()) / tokens

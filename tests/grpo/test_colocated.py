@@ -63,3 +63,13 @@ def test_colocate_refuses_what_one_process_cannot_serve(tiny_config, override, n
     with pytest.raises(ConfigError) as err:
         tiny_config("training.colocate=true", "training.device=cuda", override)
     assert "training.colocate" in str(err.value) and named in str(err.value)
+
+
+@pytest.mark.parametrize("overrides,colocated", [
+    ((), True),                                                        # the demo: hf, one rollout worker
+    (("training.rollout_workers=2",), False),
+    (("training.device=cuda", "training.generation_backend=vllm"), False),
+    (("training.colocate=false",), False),
+])
+def test_colocated_is_the_default_wherever_it_can_run(tiny_config, overrides, colocated):
+    assert tiny_config(*overrides).training.colocated is colocated

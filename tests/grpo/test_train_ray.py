@@ -1,5 +1,8 @@
 """Real short runs on a real local Ray cluster: staleness bound, verified sync, every parameter moves,
-and rollout-worker failures (killed actor, second death, hung process) handled in bounded time."""
+and rollout-worker failures (killed actor, second death, hung process) handled in bounded time.
+
+The sync and worker-failure tests run the split layout (`training.colocate=false`: a trainer actor and a
+rollout actor); the colocated layout has its own tests in test_colocated.py."""
 
 from __future__ import annotations
 
@@ -14,11 +17,12 @@ from rlvr_core.grpo.rollouts import RolloutWorkerError
 from rlvr_core.grpo.trace import read_trace
 
 pytestmark = pytest.mark.slow
+SPLIT = "training.colocate=false"
 
 
 @pytest.mark.parametrize("max_staleness,sync_every", [(0, 1), (2, 2)])
 def test_run_never_trains_beyond_the_staleness_bound(ray_cluster, tiny_config, tmp_path, max_staleness, sync_every):
-    config = tiny_config(f"training.max_staleness={max_staleness}", f"training.sync_every={sync_every}",
+    config = tiny_config(SPLIT, f"training.max_staleness={max_staleness}", f"training.sync_every={sync_every}",
                          "training.max_steps=5", "training.verify_sync_logprobs=true")
     result = train(config, run_dir=tmp_path / "run")
     steps = read_trace(result.run_dir)
@@ -72,7 +76,7 @@ def _kill_worker_at(run_name: str, steps_to_kill: set[int], how: str):
 
 
 def test_killed_rollout_worker_is_restarted_once_and_the_run_completes(ray_cluster, tiny_config, tmp_path):
-    config = tiny_config("training.max_steps=4", "training.heartbeat_timeout_s=30")
+    config = tiny_config(SPLIT, "training.max_steps=4", "training.heartbeat_timeout_s=30")
     result = train(config, run_dir=tmp_path / "run", step_hooks=[_kill_worker_at("run", {2}, "kill")])
     assert result.steps == 4 and result.worker_restarts == 1
     assert "actor died" in result.events[0]
@@ -80,13 +84,13 @@ def test_killed_rollout_worker_is_restarted_once_and_the_run_completes(ray_clust
 
 
 def test_second_death_fails_the_run_with_a_clear_message(ray_cluster, tiny_config, tmp_path):
-    config = tiny_config("training.max_steps=5", "training.heartbeat_timeout_s=30")
+    config = tiny_config(SPLIT, "training.max_steps=5", "training.heartbeat_timeout_s=30")
     with pytest.raises(RolloutWorkerError, match="rollout worker 0 failed again after its one restart"):
         train(config, run_dir=tmp_path / "run", step_hooks=[_kill_worker_at("run", {1, 2}, "kill")])
 
 
 def test_hung_rollout_worker_is_detected_within_the_heartbeat_timeout(ray_cluster, tiny_config, tmp_path):
-    config = tiny_config("training.max_steps=3", "training.heartbeat_timeout_s=3")
+    config = tiny_config(SPLIT, "training.max_steps=3", "training.heartbeat_timeout_s=3")
     result = train(config, run_dir=tmp_path / "run", step_hooks=[_kill_worker_at("run", {1}, "stop")])
     assert result.steps == 3 and result.worker_restarts == 1 and "hung" in result.events[0]
     step2 = read_trace(result.run_dir)[1]
