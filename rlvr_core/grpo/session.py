@@ -123,6 +123,7 @@ class Session:
             self.stream.load_state(driver["data"])
             self.heldout_history = [(s["step"], s["heldout_accuracy"]) for s in read_trace(self.run_dir)
                                     if s.get("heldout_accuracy") is not None]
+        self._check_memory(policy_path)  # before Ray and the actors: a config that cannot fit fails in seconds
         self.owns_ray = connect_ray(t.ray_address, num_cpus=t.ray_num_cpus)
         self.trainer = start_trainer(cfg, policy_path, base_path)
         self.pool = RolloutPool(rollout_factory(cfg, policy_path, self.run_dir.name, self.trainer), t.rollout_workers,
@@ -136,6 +137,18 @@ class Session:
         self._sync()  # every worker starts from the trainer's exact weights and version
         self.pending: deque[PendingBatch] = deque()
         self.checkpoints = [c.path for c in list_checkpoints(self.run_dir / "checkpoints")]
+
+    def _check_memory(self, model_path: str) -> None:
+        import torch
+
+        from rlvr_core.grpo.memory import check_at_start
+
+        device = self.config.training.device
+        on_gpu = device == "cuda" or (device == "auto" and torch.cuda.is_available())
+        capacity = torch.cuda.get_device_properties(0).total_memory if on_gpu and torch.cuda.is_available() else None
+        table = check_at_start(self.config, model_path, capacity)
+        if table:
+            log.info("%s", table)
 
     def _start_point(self) -> "CheckpointInfo | None":
         """The checkpoint to continue from (None: step 0), with the trace cut back to match it."""
