@@ -43,6 +43,17 @@ def resolve_device_dtype(device: str, dtype: str) -> tuple[str, "torch.dtype"]:
     return device, getattr(torch, _DTYPES[dtype])
 
 
+def aliased_keys(model: "torch.nn.Module") -> set[str]:
+    """State-dict keys whose tensor is the same storage as an earlier key's (tied embeddings): shipped once."""
+    seen: set[int] = set()
+    aliased = set()
+    for name, tensor in model.state_dict(keep_vars=True).items():
+        if tensor.data_ptr() in seen:
+            aliased.add(name)
+        seen.add(tensor.data_ptr())
+    return aliased
+
+
 def _check_batch_size(batch_size: int) -> None:
     if batch_size < 1:
         raise ValueError(f"batch_size={batch_size} must be >= 1 (sequences per generate call)")
@@ -184,14 +195,23 @@ class HFBackend:
         return low
 
     def load_weights(self, state_dict: Mapping[str, "torch.Tensor"], version: int) -> None:
-        """Copy `state_dict` into the model in place (strict: same keys and shapes), then set the version."""
+        """Copy `state_dict` into the model in place, then set the version.
+
+        Strict: the same keys and shapes, except that a key aliasing another
+        (a tied `lm_head.weight`) may be left out, since loading the tensor it
+        shares loads it too; the trainer ships tied weights once.
+        """
         if not isinstance(version, int):
             raise TypeError(f"load_weights(version={version!r}) must be an int (the trainer's weight version)")
+        fix = "Fix: pass model.state_dict() of the same architecture the backend loaded."
         try:
-            self.model.load_state_dict(dict(state_dict), strict=True)
+            result = self.model.load_state_dict(dict(state_dict), strict=False)
         except RuntimeError as exc:
-            raise ValueError(f"load_weights: the state_dict does not fit this model ({exc}). "
-                             "Fix: pass model.state_dict() of the same architecture the backend loaded.") from None
+            raise ValueError(f"load_weights: the state_dict does not fit this model ({exc}). {fix}") from None
+        missing = set(result.missing_keys) - aliased_keys(self.model)
+        if missing or result.unexpected_keys:
+            raise ValueError(f"load_weights: the state_dict does not fit this model (missing {sorted(missing)}, "
+                             f"unexpected {sorted(result.unexpected_keys)}). {fix}")
         self.weight_version = version
 
     def close(self) -> None:

@@ -13,10 +13,9 @@ import os
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 if TYPE_CHECKING:
     from rlvr_core.config import ExperimentConfig
+    from rlvr_core.grpo.weights import WeightPayload
 
 
 class RolloutWorker:
@@ -45,21 +44,13 @@ class RolloutWorker:
 
         return episode_samples(self.backend, problems, SamplingParams(**params))
 
-    def load_weights(self, weights: dict[str, np.ndarray], version: int) -> int:
+    def load_weights(self, weights: "WeightPayload", version: int) -> int:
         """Take the trainer's weights in place; return the version now held (the driver asserts it).
 
         The arrays are read-only views of Ray's shared object store (zero-copy);
-        the backend copies them into its own parameters, so wrapping them
-        without a copy is safe and torch's non-writable warning is silenced.
+        the backend copies them into its own parameters.
         """
-        import warnings
-
-        import torch
-
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
-            tensors = {k: torch.from_numpy(v) for k, v in weights.items()}
-        self.backend.load_weights(tensors, version)
+        self.backend.load_weights(weights.tensors(), version)
         return self.backend.weight_version
 
     def version(self) -> int:

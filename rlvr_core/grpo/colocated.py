@@ -25,8 +25,6 @@ import os
 from dataclasses import asdict
 from typing import Any
 
-import numpy as np
-
 from rlvr_core.grpo.trainer import PolicyTrainer
 
 
@@ -61,7 +59,7 @@ class ColocatedTrainer(PolicyTrainer):
         self.generator.weight_version = self.version
         return self._autocast()
 
-    def load_weights(self, weights: dict[str, np.ndarray] | None, version: int) -> int:
+    def load_weights(self, weights: object, version: int) -> int:
         """The sync of the split layout is a no-op here; only `None` (no weights to ship) makes sense."""
         if weights is not None:
             raise ValueError("a colocated trainer generates with its own weights; sync it with weights=None")

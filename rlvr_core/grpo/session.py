@@ -133,6 +133,8 @@ class Session:
             ray.get(self.trainer.load_state.remote(state))
         self.version = (state or {}).get("trainer_version", 0)
         self.pad_id = _pad_id(policy_path)
+        # The engines hold model.dtype; with "auto" (fp32 on CPU, bf16 on GPU) fp32 is shipped, which either casts.
+        self.engine_dtype = {"bfloat16": "bfloat16", "float16": "float16"}.get(cfg.model.dtype, "float32")
         self.verifier = VerifierPool(workers=t.verifier_workers, timeout_s=t.verifier_timeout_s).__enter__()
         self._sync()  # every worker starts from the trainer's exact weights and version
         self.pending: deque[PendingBatch] = deque()
@@ -308,7 +310,8 @@ class Session:
 
     def _sync(self) -> float | None:
         t = self.config.training
-        weights = None if t.colocated else self.trainer.get_weights.remote()  # colocated: the same weights already
+        # Colocated: the generator already runs the trainer's weights. Split: shipped in the engine's dtype.
+        weights = None if t.colocated else self.trainer.get_weights.remote(self.engine_dtype)
         self.pool.sync(weights, self.version)
         if not t.verify_sync_logprobs:
             return None

@@ -27,12 +27,15 @@ from __future__ import annotations
 import math
 import random
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 
 from rlvr_core.grpo.algo.common import ClipSettings, per_token_loss, truncated_is_weights
+
+if TYPE_CHECKING:
+    from rlvr_core.grpo.weights import WeightPayload
 
 
 def lr_lambda(warmup_steps: int, max_steps: int, schedule: str = "cosine"):
@@ -198,9 +201,12 @@ class PolicyTrainer:
                 metrics["kl"] += float((stats["kl"] * mask).sum()) / tokens
         return metrics
 
-    def get_weights(self) -> dict[str, np.ndarray]:
-        """The current weights as numpy arrays (zero-copy through Ray's object store), keyed like state_dict."""
-        return {k: v.detach().to("cpu", torch.float32).numpy() for k, v in self.model.state_dict().items()}
+    def get_weights(self, dtype: str = "float32") -> "WeightPayload":
+        """The current weights for the rollout engines, in its `dtype`, each tied tensor once (see weights.py);
+        numpy arrays, so Ray's object store shares them without copying."""
+        from rlvr_core.grpo.weights import pack_weights
+
+        return pack_weights(self.model, getattr(torch, dtype))
 
     def score(self, prompts: list[list[int]], completions: list[list[int]]) -> list[list[float]]:
         """Raw-model log-probs of `completions` after `prompts`: the trainer side of the sync spot check."""
