@@ -63,12 +63,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _time_split(seconds: dict[str, float], elapsed: float) -> str:
-    """Where the time went; checkpoint evaluations run while training does, so they are shown inside it."""
-    inside = seconds.get("checkpoint evals", 0.0)
+    """Where the time went; evaluations run beside training, so their own time is shown inside it."""
+    beside = seconds.get("evaluations (beside training)", 0.0)
     parts = [f"setup and datasets {seconds.get('setup', 0):.0f} s", f"model {seconds.get('model', 0):.0f} s",
-             f"training {seconds.get('training', 0):.0f} s (checkpoint evals during it {inside:.0f} s)",
-             f"final and base evals {seconds.get('final evals', 0):.0f} s", f"report {seconds.get('report', 0):.0f} s"]
-    accounted = sum(v for k, v in seconds.items() if k != "checkpoint evals")
+             f"training {seconds.get('training', 0):.0f} s (evaluations beside it {beside:.0f} s)",
+             f"evaluations after training {seconds.get('evals after training', 0):.0f} s",
+             f"report {seconds.get('report', 0):.0f} s"]
+    accounted = sum(v for k, v in seconds.items() if k != "evaluations (beside training)")
     parts.append(f"Prefect start-up and other {max(0.0, elapsed - accounted):.0f} s")
     return "; ".join(parts)
 

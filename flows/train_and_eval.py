@@ -1,11 +1,13 @@
-"""`train-and-eval`: cache datasets -> train -> evaluate checkpoints as they arrive -> base eval -> report.
+"""`train-and-eval`: cache datasets -> train, evaluating the base model and each checkpoint beside it -> report.
 
 While training runs (a subprocess, in a worker thread of this flow run), the
-flow watches the run's `checkpoints/` folder and starts one `eval-checkpoint`
+flow watches the run's `checkpoints/` folder and submits one `eval-checkpoint`
 subflow per new checkpoint, so results arrive during training without
-needing the event trigger (which `make up` adds for other listeners). If
-anything here fails or the run is cancelled, the training process group is
-killed before the error propagates.
+needing the event trigger (which `make up` adds for other listeners). The
+base model's evaluation starts with training. Evaluations run in threads,
+at most one per spare device (`tasks/checkpoint_evals.py`), and never block
+the poll loop. If anything here fails or the run is cancelled, the training
+process group is killed before the error propagates.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from flows.cache_datasets import cache_datasets
 from flows.eval_checkpoint import eval_checkpoint
 from rlvr_core.watch import CheckpointWatcher
 from tasks.bad_input import fails_cleanly
+from tasks.checkpoint_evals import ConcurrentEvals, eval_slots, training_gpus
 from tasks.gpus import discover_gpus
 from tasks.labels import config_run_name, experiment_tags, tag_current_flow_run
 from tasks.models import prepare_model
@@ -64,7 +67,7 @@ def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: 
                     poll_seconds: float) -> dict[str, Any]:
     seconds: dict[str, float] = {}
     with _timed(seconds, "setup"):
-        discover_gpus()  # logs and publishes which GPUs are usable, and which are excluded (held, zombie) and why
+        gpus = discover_gpus()  # logs and publishes which GPUs are usable, and which are excluded and why
         cache_datasets(config, overrides)
     with _timed(seconds, "model"):
         base_model = prepare_model(cfg.model.name_or_path, cfg.storage.root, cfg.storage.endpoint_url)
@@ -72,27 +75,26 @@ def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: 
     run_name = Path(run_dir).name
     tag_current_flow_run([f"run:{run_name}"])
 
-    summaries: dict[str, Any] = {}
-    failed: list[str] = []
     watcher = CheckpointWatcher(run_dir)
     sync = RunSync(run_dir, cfg.storage) if cfg.storage.sync_runs else None
-    with _timed(seconds, "training"), training_in_background(config, overrides, run_dir, run_name) as training:
-        while not training.state.is_final():
-            training.wait(timeout=poll_seconds)
-            for checkpoint in watcher.new_checkpoints():
-                with _timed(seconds, "checkpoint evals"):
-                    _evaluate(checkpoint, summaries, failed)
-                if sync:
-                    sync.start()
-        training.result()
-    with _timed(seconds, "final evals"):
-        for checkpoint in watcher.new_checkpoints():  # the final checkpoint, published as training ended
-            _evaluate(checkpoint, summaries, failed)
-        if evaluate_base:
-            summaries["base"] = eval_checkpoint(base_model, cfg.evaluation.benchmarks, limit=cfg.evaluation.limit,
-                                                evals_root=str(Path(run_dir) / "evals"), store_root=cfg.storage.root,
-                                                batch_size=cfg.evaluation.batch_size, backend=cfg.evaluation.backend,
-                                                run=run_name)
+    with ConcurrentEvals(eval_checkpoint, eval_slots(len(gpus["usable"]), training_gpus(cfg))) as evals:
+        if evaluate_base:  # beside training, not after it
+            evals.submit("base", base_model, cfg.evaluation.benchmarks, limit=cfg.evaluation.limit,
+                         evals_root=str(Path(run_dir) / "evals"), store_root=cfg.storage.root,
+                         batch_size=cfg.evaluation.batch_size, backend=cfg.evaluation.backend, run=run_name)
+        with _timed(seconds, "training"), training_in_background(config, overrides, run_dir, run_name) as training:
+            while not training.state.is_final():
+                training.wait(timeout=poll_seconds)
+                for checkpoint in watcher.new_checkpoints():
+                    evals.submit_checkpoint(checkpoint)
+                    if sync:
+                        sync.start()
+            training.result()
+        with _timed(seconds, "evals after training"):
+            for checkpoint in watcher.new_checkpoints():  # the final checkpoint, published as training ended
+                evals.submit_checkpoint(checkpoint)
+            summaries, failed = evals.wait()
+    seconds["evaluations (beside training)"] = sum(evals.seconds.values())
     with _timed(seconds, "report"):
         report = publish_report(run_dir, run_name, summaries)
     if sync:
@@ -102,15 +104,6 @@ def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: 
         raise RuntimeError(f"training finished, but evaluating {', '.join(failed)} failed (see those subflow runs); "
                            f"rerun them with the eval-checkpoint or watch-checkpoints flow")
     return {"run_dir": run_dir, "summaries": summaries, "report": report, "seconds": seconds}
-
-
-def _evaluate(checkpoint: str, summaries: dict[str, Any], failed: list[str]) -> None:
-    """One checkpoint's eval subflow; a failure is recorded, not raised, so it never stops a training run."""
-    state = eval_checkpoint(checkpoint, return_state=True)
-    if state.is_completed():
-        summaries[Path(checkpoint).name] = state.result()
-    else:
-        failed.append(Path(checkpoint).name)
 
 
 @contextlib.contextmanager

@@ -115,8 +115,8 @@ def rollout_factory(config: "ExperimentConfig", model_path: str, run_name: str, 
     if config.training.colocated:
         def colocated(slot: int, incarnation: int):
             if incarnation:
-                raise RolloutWorkerError("the colocated trainer cannot be restarted without losing its optimizer state; "
-                                   "resume the run from its last checkpoint (--resume RUN_DIR)")
+                raise RolloutWorkerError("the colocated trainer cannot be restarted without losing its optimizer "
+                                         "state; resume the run from its last checkpoint (--resume RUN_DIR)")
             return trainer
         return colocated
 

@@ -1,0 +1,84 @@
+"""Evaluation subflows beside training: submitted as checkpoints arrive, at most one per free device at a time.
+
+Why: called in the flow's poll loop, one checkpoint's evaluation blocked the
+loop (the next checkpoint, the run sync and the end of training all waited
+for it), and the base model was evaluated only after training. Here each
+`eval-checkpoint` subflow runs in a thread of this flow run (the Prefect
+context is copied, so it is still a child run in the UI), and the loop goes
+on. A failed evaluation is recorded, never raised: it must not stop training.
+
+Slots: one per GPU this node can spare for evaluations (the usable GPUs
+less the training run's own), one without GPUs. With a Ray cluster
+(`RLVR_RAY_ADDRESS`) one: each evaluation already spreads its benchmarks
+over the cluster's GPUs, and concurrent `RayTaskRunner`s in one process
+would share one Ray connection that the first to finish shuts down.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Callable
+
+from prefect.states import State
+
+from tasks.placement import ray_address
+
+
+def eval_slots(usable_gpus: int, training_gpus: int) -> int:
+    """How many evaluations may run at once on this node (see the module docstring)."""
+    if ray_address() or usable_gpus == 0:
+        return 1
+    return max(1, usable_gpus - training_gpus)
+
+
+def training_gpus(cfg: Any) -> int:
+    """GPUs a training run of `cfg` holds on this node: the trainer, plus each rollout worker unless colocated."""
+    t = cfg.training
+    if t.device == "cpu":
+        return 0
+    return 1 if t.colocated else 1 + t.rollout_workers
+
+
+class ConcurrentEvals:
+    """`submit(label, ...)` starts an evaluation subflow in a thread; `wait()` gives summaries and failures."""
+
+    def __init__(self, run_subflow: Callable[..., State], slots: int) -> None:
+        self.run_subflow = run_subflow
+        self.pool = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="eval")
+        self.futures: dict[str, Future[State]] = {}
+        self.seconds: dict[str, float] = {}     # label -> wall time of that evaluation
+
+    def submit(self, label: str, *args: Any, **kwargs: Any) -> None:
+        context = contextvars.copy_context()  # the flow run's context: the subflow is this run's child
+        self.futures[label] = self.pool.submit(context.run, self._timed, label, *args, **kwargs)
+
+    def _timed(self, label: str, *args: Any, **kwargs: Any) -> State:
+        started = time.perf_counter()
+        try:
+            return self.run_subflow(*args, return_state=True, **kwargs)
+        finally:
+            self.seconds[label] = time.perf_counter() - started
+
+    def submit_checkpoint(self, checkpoint: str) -> None:
+        self.submit(Path(checkpoint).name, checkpoint)
+
+    def wait(self) -> tuple[dict[str, Any], list[str]]:
+        """Block until every submitted evaluation ends: ({label: summaries} of the completed, [failed labels])."""
+        summaries, failed = {}, []
+        for label, future in self.futures.items():
+            state = future.result()
+            if state.is_completed():
+                summaries[label] = state.result()
+            else:
+                failed.append(label)
+        return summaries, failed
+
+    def __enter__(self) -> "ConcurrentEvals":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        # On an error the queued evaluations are dropped; the running ones finish (a thread cannot be killed).
+        self.pool.shutdown(wait=True, cancel_futures=exc[0] is not None)

@@ -1,0 +1,86 @@
+"""Evaluation subflows beside training (`tasks/checkpoint_evals.py`): as many at once as there are slots,
+children of the flow run that submitted them, and a failed one reported, never raised."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from prefect import flow
+
+from tasks.checkpoint_evals import ConcurrentEvals, eval_slots, training_gpus
+
+BARRIER_TIMEOUT_S = 60
+
+
+def _evaluations(slots: int, labels: list[str]):
+    """A parent flow that submits one child per label; each child waits at a barrier of len(labels) parties,
+    so the children only all finish if they ran at the same time."""
+    barrier = threading.Barrier(len(labels), timeout=BARRIER_TIMEOUT_S)
+
+    @flow(name="fake-eval-child")
+    def child(label: str) -> dict[str, str]:
+        barrier.wait()
+        return {"label": label}
+
+    @flow(name="evals-parent")
+    def parent() -> tuple[dict, list, str]:
+        from prefect.runtime import flow_run
+
+        with ConcurrentEvals(child, slots) as evals:
+            for label in labels:
+                evals.submit(label, label)
+            return (*evals.wait(), flow_run.id)
+    return parent
+
+
+def test_evaluations_run_side_by_side_as_children_of_the_flow_run(prefect_harness: str) -> None:
+    summaries, failed, parent_id = _evaluations(2, ["step-000050", "base"])()
+    assert summaries == {"step-000050": {"label": "step-000050"}, "base": {"label": "base"}} and failed == []
+
+    from prefect import get_client
+
+    with get_client(sync_client=True) as client:
+        children = [r for r in client.read_flow_runs() if r.parent_task_run_id is not None
+                    and str(client.read_task_run(r.parent_task_run_id).flow_run_id) == str(parent_id)]
+    assert len(children) == 2
+
+
+def test_a_failed_evaluation_is_reported_and_the_others_complete(prefect_harness: str) -> None:
+    @flow(name="fake-eval-child-alone")
+    def child(label: str) -> str:
+        if label.startswith("bad"):
+            raise ValueError(f"{label} cannot be evaluated")
+        return label
+
+    @flow(name="evals-parent-alone")
+    def parent() -> tuple[dict, list]:
+        with ConcurrentEvals(child, 1) as evals:
+            for label in ("bad-step", "step-000050"):
+                evals.submit(label, label)
+            return evals.wait()
+
+    summaries, failed = parent()
+    assert failed == ["bad-step"] and summaries == {"step-000050": "step-000050"}
+
+
+@pytest.mark.parametrize("usable,training,ray,slots", [
+    (0, 0, False, 1),       # CPU: one at a time
+    (8, 2, False, 6),       # a split run holds 2 of 8 GPUs
+    (2, 2, False, 1),       # nothing spare: still one (it waits for a GPU in placement)
+    (8, 2, True, 1),        # Ray spreads each evaluation's benchmarks itself
+])
+def test_slots_are_the_devices_training_leaves_free(monkeypatch, usable, training, ray, slots) -> None:
+    if ray:
+        monkeypatch.setenv("RLVR_RAY_ADDRESS", "auto")
+    else:
+        monkeypatch.delenv("RLVR_RAY_ADDRESS", raising=False)
+    assert eval_slots(usable, training) == slots
+
+
+def test_a_run_holds_its_trainer_and_each_rollout_gpu_unless_colocated() -> None:
+    from rlvr_core.config import load_config
+
+    assert training_gpus(load_config("tiny-arith")) == 0
+    assert training_gpus(load_config("gsm8k")) == 2
+    assert training_gpus(load_config("gsm8k", ["training.generation_backend=hf"])) == 1
