@@ -9,6 +9,7 @@ is counted and bounded.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
@@ -18,8 +19,37 @@ if TYPE_CHECKING:
     from rlvr_core.grpo.weights import WeightPayload
 
 
-class RolloutWorker:
-    """One generation engine behind a Ray actor; returns plain dicts so results cross processes cheaply."""
+class ServesRollouts:
+    """The rollout calls the driver makes, over `self.backend` inside `_generation_context()`: shared by the
+    split layout's `RolloutWorker` and the colocated trainer (colocated.py). Results are plain dicts, so
+    they cross processes cheaply."""
+
+    backend: Any
+
+    def _generation_context(self) -> contextlib.AbstractContextManager:
+        return contextlib.nullcontext()
+
+    def generate(self, prompts: list[str], params: dict[str, Any]) -> list[dict[str, Any]]:
+        from rlvr_core.generation import SamplingParams
+
+        with self._generation_context():
+            return [asdict(g) for g in self.backend.generate(prompts, SamplingParams(**params))]
+
+    def episodes(self, problems: list[Any], params: dict[str, Any]) -> list[dict[str, Any]]:
+        """Multi-turn datasets: `params["n"]` episodes per problem, played here (model turns and tool calls)
+        so they overlap training like single-turn generation; each is one sample with a loss mask."""
+        from rlvr_core.envs.sampling import episode_samples
+        from rlvr_core.generation import SamplingParams
+
+        with self._generation_context():
+            return episode_samples(self.backend, problems, SamplingParams(**params))
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+class RolloutWorker(ServesRollouts):
+    """One generation engine behind a Ray actor."""
 
     def __init__(self, backend: str, model_path: str, *, device: str, dtype: str, seed: int,
                  torch_threads: int | None, options: dict[str, Any]) -> None:
@@ -30,19 +60,6 @@ class RolloutWorker:
         if torch_threads:
             torch.set_num_threads(torch_threads)
         self.backend = create_backend(backend, model_path, device=device, dtype=dtype, seed=seed, **options)
-
-    def generate(self, prompts: list[str], params: dict[str, Any]) -> list[dict[str, Any]]:
-        from rlvr_core.generation import SamplingParams
-
-        return [asdict(g) for g in self.backend.generate(prompts, SamplingParams(**params))]
-
-    def episodes(self, problems: list[Any], params: dict[str, Any]) -> list[dict[str, Any]]:
-        """Multi-turn datasets: `params["n"]` episodes per problem, played here (model turns and tool calls)
-        so they overlap training like single-turn generation; each is one sample with a loss mask."""
-        from rlvr_core.envs.sampling import episode_samples
-        from rlvr_core.generation import SamplingParams
-
-        return episode_samples(self.backend, problems, SamplingParams(**params))
 
     def load_weights(self, weights: "WeightPayload", version: int) -> int:
         """Take the trainer's weights in place; return the version now held (the driver asserts it).
@@ -55,9 +72,6 @@ class RolloutWorker:
 
     def version(self) -> int:
         return self.backend.weight_version
-
-    def pid(self) -> int:
-        return os.getpid()
 
 
 def actor_resources(config: "ExperimentConfig") -> dict[str, float]:

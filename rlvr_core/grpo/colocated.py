@@ -21,14 +21,13 @@ so a failure stops the run, which resumes from its last checkpoint.
 
 from __future__ import annotations
 
-import os
-from dataclasses import asdict
 from typing import Any
 
+from rlvr_core.grpo.actors import ServesRollouts
 from rlvr_core.grpo.trainer import PolicyTrainer
 
 
-class ColocatedTrainer(PolicyTrainer):
+class ColocatedTrainer(PolicyTrainer, ServesRollouts):
     """A `PolicyTrainer` that also generates rollouts with its own policy (see the module docstring)."""
 
     def __init__(self, model_path: str, *, generation_batch_size: int, trust_remote_code: bool = False,
@@ -36,27 +35,13 @@ class ColocatedTrainer(PolicyTrainer):
         from rlvr_core.generation.hf import HFBackend
 
         super().__init__(model_path, **trainer_options)
-        self.generator = HFBackend.sharing(self.model, model_path, seed=trainer_options.get("seed", 0),
-                                           batch_size=generation_batch_size, trust_remote_code=trust_remote_code)
+        self.backend = HFBackend.sharing(self.model, model_path, seed=trainer_options.get("seed", 0),
+                                         batch_size=generation_batch_size, trust_remote_code=trust_remote_code)
 
-    def generate(self, prompts: list[str], params: dict[str, Any]) -> list[dict[str, Any]]:
-        from rlvr_core.generation import SamplingParams
-
-        with self._generating():
-            return [asdict(g) for g in self.generator.generate(prompts, SamplingParams(**params))]
-
-    def episodes(self, problems: list[Any], params: dict[str, Any]) -> list[dict[str, Any]]:
-        """Multi-turn problems played with the policy itself (see `RolloutWorker.episodes`)."""
-        from rlvr_core.envs.sampling import episode_samples
-        from rlvr_core.generation import SamplingParams
-
-        with self._generating():
-            return episode_samples(self.generator, problems, SamplingParams(**params))
-
-    def _generating(self):
+    def _generation_context(self):
         """Eval mode (no dropout) and the trainer's autocast, so sampling and training compute alike."""
         self.model.eval()
-        self.generator.weight_version = self.version
+        self.backend.weight_version = self.version
         return self._autocast()
 
     def load_weights(self, weights: object, version: int) -> int:
@@ -66,6 +51,3 @@ class ColocatedTrainer(PolicyTrainer):
         if version != self.version:
             raise ValueError(f"sync to version {version}, but the colocated trainer is at {self.version}")
         return self.version
-
-    def pid(self) -> int:
-        return os.getpid()

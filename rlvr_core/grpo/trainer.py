@@ -24,6 +24,7 @@ refuses `training.trainer_gpus > 1` with that explanation (see `actors.py`).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
 from pathlib import Path
@@ -143,7 +144,7 @@ class PolicyTrainer:
         self.version = 0
 
     def _autocast(self):
-        return torch.autocast("cuda", dtype=torch.bfloat16) if self.device.type == "cuda" else _null_context()
+        return torch.autocast("cuda", dtype=torch.bfloat16) if self.device.type == "cuda" else contextlib.nullcontext()
 
     def train_step(self, batch: dict[str, np.ndarray] | None) -> dict[str, float]:
         """One optimizer update on `batch` (None: nothing survived the filters; the version still advances
@@ -262,11 +263,3 @@ def set_rng_state(state: dict[str, Any]) -> None:
     torch.set_rng_state(state["torch"])
     if "cuda" in state and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda"])
-
-
-class _null_context:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None

@@ -16,6 +16,7 @@ import torch
 
 from rlvr_core.config import ConfigError, load_config
 from rlvr_core.grpo.algo.common import ClipSettings, per_token_loss, truncated_is_weights
+from rlvr_core.grpo.trainer import token_logprobs
 from tests.grpo.test_trainer_microbatch import random_batch, trainer
 
 CLIP = ClipSettings(eps_low=0.2, eps_high=0.2, kl_beta=0.04)
@@ -55,7 +56,6 @@ def test_tis_weights_are_capped_and_equal_one_where_the_engine_agrees_with_the_t
     # Rollout log-probs equal to the trainer's: every weight is 1, so the gradients are plain recomputation's.
     own = trainer(tiny_model_dir, recompute_old_logprobs=True)
     model = own.model.eval()
-    from rlvr_core.grpo.trainer import token_logprobs
     t = {k: torch.from_numpy(batch[k]) for k in ("input_ids", "attention_mask", "position_ids")}
     with torch.no_grad():
         trainer_logprobs = token_logprobs(model, t["input_ids"], t["attention_mask"], t["position_ids"]).numpy()
