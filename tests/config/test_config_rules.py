@@ -60,9 +60,6 @@ def problems(*overrides: str) -> list[str]:
     (["training.warmup_steps=500", "training.max_steps=100"],
      r"training\.warmup_steps = 500: is more than training\.max_steps = 100, so the learning rate never reaches its "
      r"peak\. Fix: set training\.warmup_steps <= 100 or raise training\.max_steps"),
-    (["training.device=cpu", "training.generation_backend=vllm"],
-     r"training\.generation_backend = 'vllm': vLLM rollouts need a GPU, but training\.device is cpu\. Fix: use "
-     r"generation_backend: hf on CPU"),
     (["training.eval_dataset=gsm8k"], r"training\.eval_dataset = 'gsm8k': unknown dataset\. Fix: use one of \[.*'openai/gsm8k'"),
     (["training.eval_dataset=allenai/RLVR-IFeval"],
      r"training\.eval_split = 'test': dataset 'allenai/RLVR-IFeval' has no split 'test'\. Fix: use one of \['train'\]"),
