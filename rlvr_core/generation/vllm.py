@@ -17,7 +17,6 @@ vLLM's default there reserves a fraction of all host memory.
 from __future__ import annotations
 
 import gc
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
@@ -58,7 +57,8 @@ class VLLMBackend:
             trust_remote_code=trust_remote_code, logprobs_mode="raw_logprobs", **engine_options,
         )
         self.tokenizer: PreTrainedTokenizerBase = self._llm.get_tokenizer()
-        self._required_keys = _checkpoint_keys(model_path)
+        self._tied = bool(getattr(self._llm.llm_engine.model_config.hf_config, "tie_word_embeddings", False))
+        self._required_keys = _checkpoint_keys(model_path, tied=self._tied)
         self.weight_version = 0
 
     @property
@@ -115,7 +115,12 @@ class VLLMBackend:
         if missing:
             raise ValueError(f"load_weights: the state_dict leaves {sorted(missing)[:5]} (of {len(missing)}) at their "
                              "old values. Fix: pass model.state_dict() of the same architecture the engine loaded.")
-        self._model_runner().reload_weights(weights_iterator=iter(state_dict.items()))
+        tensors = dict(state_dict)
+        if self._tied and "lm_head.weight" not in tensors and "model.embed_tokens.weight" in tensors:
+            # Shipped once (rlvr_core/grpo/weights.py), but the in-place reload fills the engine's lm_head only
+            # from its own key: without it the head keeps the old weights (a stale-policy engine).
+            tensors["lm_head.weight"] = tensors["model.embed_tokens.weight"]
+        self._model_runner().reload_weights(weights_iterator=iter(tensors.items()))
         self.llm.reset_prefix_cache()
         self.weight_version = version
 
@@ -151,18 +156,17 @@ def _engine_device(requested: str, *, on_cpu: bool) -> str:
     raise ValueError(f"the vllm backend cannot run on device={requested!r}. Fix: {fix}")
 
 
-def _checkpoint_keys(model_path: str) -> set[str]:
-    """Tensor names of the checkpoint the engine loaded, less tied duplicates: what a weight update must carry."""
+def _checkpoint_keys(model_path: str, *, tied: bool) -> set[str]:
+    """Tensor names of the checkpoint the engine loaded, less the tied head: what a weight update must carry."""
     from safetensors import safe_open
 
     folder = Path(model_path)
-    if not folder.is_dir():  # a hub id: the engine resolved it; the check is skipped rather than guessed
+    if not folder.is_dir():  # a hub id: the engine resolved it; the key check is skipped rather than guessed
         return set()
     keys: set[str] = set()
     for file in sorted(folder.glob("*.safetensors")):
         with safe_open(str(file), framework="pt") as handle:
             keys.update(handle.keys())
-    config = json.loads((folder / "config.json").read_text())
-    if config.get("tie_word_embeddings"):
+    if tied:
         keys.discard("lm_head.weight")
     return keys

@@ -18,6 +18,7 @@ from transformers import AutoModelForCausalLM  # noqa: E402
 from rlvr_core.generation import SamplingParams, create_backend  # noqa: E402
 from rlvr_core.generation.consistency import logprob_spot_check  # noqa: E402
 from rlvr_core.generation.vllm import _engine_device  # noqa: E402
+from rlvr_core.grpo.weights import pack_weights  # noqa: E402
 
 PROMPTS = ["What is 47 + 38?\n", "Hi\n", "What is 10 + 99?\n"]
 
@@ -85,6 +86,19 @@ def test_a_weight_update_changes_outputs_and_then_greedy_matches_hf_on_the_same_
             margins = _argmax_shortfall(hf.model, gen.prompt_token_ids, gen.token_ids)
             assert max(margins) < 1e-4, (margins, gen.token_ids, theirs)
     hf.close()
+
+
+def test_an_update_shipped_as_runs_ship_it_lands_tied_head_included(backend, tiny_model_dir):
+    """Runs send the tied embedding once (rlvr_core/grpo/weights.py); the engine's head must follow it."""
+    model = AutoModelForCausalLM.from_pretrained(tiny_model_dir, dtype=torch.float32).to(backend.device)
+    generator = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(0.01 * torch.randn(p.shape, generator=generator).to(p.device))
+    payload = pack_weights(model, torch.float32)
+    assert "lm_head.weight" not in payload.arrays and model.config.tie_word_embeddings
+    backend.load_weights(payload.tensors(), version=4)
+    assert logprob_spot_check(backend, model, PROMPTS) < 1e-3
 
 
 def _argmax_shortfall(model, prompt: list[int], completion: list[int]) -> list[float]:
