@@ -85,17 +85,12 @@ def actor_resources(config: "ExperimentConfig") -> dict[str, float]:
     return {"num_cpus": config.training.actor_cpus, "num_gpus": 0}
 
 
-def start_trainer(config: "ExperimentConfig", model_path: str, reference_path: str):
-    """Create the trainer actor (policy from `model_path`, frozen reference from `reference_path`); with
-    `training.colocate` it is a `ColocatedTrainer`, which also serves as the only rollout worker."""
-    import ray
-
+def trainer_options(config: "ExperimentConfig", reference_path: str | None) -> dict[str, Any]:
+    """`PolicyTrainer` keyword arguments for `config` (the trainer actor's, and the GPU checklist's)."""
     from rlvr_core.grpo.algo.common import ClipSettings
-    from rlvr_core.grpo.colocated import ColocatedTrainer
-    from rlvr_core.grpo.trainer import PolicyTrainer
 
     t, g = config.training, config.grpo
-    options: dict[str, Any] = dict(
+    return dict(
         reference_path=reference_path, learning_rate=t.learning_rate, weight_decay=t.weight_decay,
         warmup_steps=t.warmup_steps, max_steps=t.max_steps, lr_schedule=t.lr_schedule,
         max_grad_norm=t.max_grad_norm,
@@ -104,6 +99,18 @@ def start_trainer(config: "ExperimentConfig", model_path: str, reference_path: s
         clip=ClipSettings(eps_low=g.clip_eps_low, eps_high=g.clip_eps_high, kl_beta=g.kl_beta),
         recompute_old_logprobs=g.recompute_old_logprobs, tis_cap=g.tis_cap,
         device=t.device, seed=config.run.seed, torch_threads=t.torch_threads)
+
+
+def start_trainer(config: "ExperimentConfig", model_path: str, reference_path: str):
+    """Create the trainer actor (policy from `model_path`, frozen reference from `reference_path`); with
+    `training.colocate` it is a `ColocatedTrainer`, which also serves as the only rollout worker."""
+    import ray
+
+    from rlvr_core.grpo.colocated import ColocatedTrainer
+    from rlvr_core.grpo.trainer import PolicyTrainer
+
+    t = config.training
+    options = trainer_options(config, reference_path)
     cls: type = PolicyTrainer
     if t.colocated:
         cls = ColocatedTrainer

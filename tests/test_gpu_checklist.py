@@ -1,0 +1,49 @@
+"""The GPU checklist (benchmarks/gpu_checklist.py) runs every check end to end; without CUDA it runs them on the CPU.
+
+Here the tiny model stands in for the config's: a real vLLM engine (the CPU build), a real trainer step
+on the engine's generations, a real weight sync whose log-prob gap is checked. A check that fails is a
+row with its cause and exit status 1, and the checks after it still run.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+if not (Path(sys.prefix) / "installed-from.lock").exists():
+    pytest.importorskip("vllm")
+
+pytestmark = pytest.mark.slow
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "gpu_checklist.py"
+CHECKS = ["device", "trainer memory estimate", "vLLM engine start", "vLLM generation", "GRPO trainer step",
+          "weight sync trainer -> vLLM", "memory headroom"]
+
+
+def run_checklist(model: Path, tmp_path: Path, *overrides: str) -> tuple[int, dict[str, tuple[str, str]], str]:
+    out = subprocess.run([sys.executable, str(SCRIPT), "tiny-arith", f"storage.root={tmp_path / 'store'}",
+                          "training.torch_threads=1", *overrides, "--model", str(model), "--prompts", "8"],
+                         capture_output=True, text=True, timeout=600)
+    rows = {}
+    for line in out.stdout.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 3 and cells[0] in CHECKS:
+            rows[cells[0]] = (cells[1], cells[2])
+    return out.returncode, rows, out.stdout + out.stderr[-3000:]
+
+
+def test_every_check_passes_on_this_machine_and_prints_its_figures(trained_tiny_model_dir, tmp_path):
+    code, rows, output = run_checklist(trained_tiny_model_dir, tmp_path)
+    assert code == 0 and list(rows) == CHECKS, output
+    assert all(status == "ok" for status, _ in rows.values()), output
+    assert "tokens/s" in rows["vLLM generation"][1] and "log-prob gap" in rows["weight sync trainer -> vLLM"][1]
+
+
+def test_a_config_that_cannot_fit_fails_its_row_with_the_fix_and_the_rest_still_run(trained_tiny_model_dir, tmp_path):
+    code, rows, output = run_checklist(trained_tiny_model_dir, tmp_path, "training.gpu_memory_gib=0.001")
+    assert code == 1, output
+    status, figures = rows["trainer memory estimate"]
+    assert status == "FAIL" and "rlvr_core.grpo.memory" in figures, output
+    assert all(rows[name][0] == "ok" for name in CHECKS if name != "trainer memory estimate"), output
