@@ -54,7 +54,7 @@ def evaluate_benchmark(model: str, benchmark: str, output_dir: str, label: str, 
                        settings_override: dict[str, Any] | None = None, store_root: str | None = None,
                        pass_threshold: float = 0.5) -> dict[str, Any]:
     """Evaluate `model` on `benchmark` into `output_dir`; returns the summary (metrics, n, settings)."""
-    from rlvr_core.evaluation import evaluate
+    from rlvr_core.evaluation import evaluate, evaluate_on_gpu
 
     logger = get_run_logger()
     with claim(output_dir) as owned:
@@ -66,9 +66,12 @@ def evaluate_benchmark(model: str, benchmark: str, output_dir: str, label: str, 
             return summary
         with _device(device) as chosen:
             logger.info("evaluating %s on %s (device %s, limit %s) -> %s", label, benchmark, chosen, limit, output_dir)
-            summary = evaluate(model, benchmark, output_dir=output_dir, backend=backend, limit=limit, device=chosen,
-                               batch_size=batch_size, settings_override=settings_override, store=store_root,
-                               pass_threshold=pass_threshold, progress=False)
+            run = dict(model=model, benchmark=benchmark, output_dir=output_dir, backend=backend, limit=limit,
+                       batch_size=batch_size, settings_override=settings_override, store=store_root,
+                       pass_threshold=pass_threshold, progress=False)
+            # A GPU picked here (no Ray): the evaluation gets a process that sees only that GPU.
+            summary = (evaluate_on_gpu(int(chosen.removeprefix("cuda:")), **run) if chosen.startswith("cuda:")
+                       else evaluate(device=chosen, **run))
     metric = summary.get("primary_metric")
     logger.info("%s/%s: %s = %s (n=%s)", label, benchmark, metric, summary.get("metrics", {}).get(metric),
                 summary.get("n"))

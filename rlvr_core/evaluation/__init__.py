@@ -7,6 +7,7 @@ transformers and the verifiers load only when an evaluation runs.
 """
 
 from rlvr_core.evaluation.benchmarks import Benchmark, benchmark_names, get_benchmark, register_benchmark
-from rlvr_core.evaluation.runner import EvalFolderConflict, evaluate
+from rlvr_core.evaluation.runner import EvalFolderConflict, evaluate, evaluate_on_gpu
 
-__all__ = ["Benchmark", "EvalFolderConflict", "benchmark_names", "evaluate", "get_benchmark", "register_benchmark"]
+__all__ = ["Benchmark", "EvalFolderConflict", "benchmark_names", "evaluate", "evaluate_on_gpu", "get_benchmark",
+           "register_benchmark"]

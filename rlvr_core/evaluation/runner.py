@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 import time
 from collections.abc import Iterator
 from datetime import datetime, timezone
@@ -105,6 +106,39 @@ def _import(target: str) -> Any:
 def _scripted(bench: Benchmark, backend_name: str) -> Any:
     """The benchmark's scripted policy named `backend_name`, or None for a real backend."""
     return _import(bench.policies[backend_name])() if backend_name in bench.policies else None
+
+
+def where_this_runs() -> dict[str, Any]:
+    """Host, Ray node (inside a Ray worker) and visible GPUs of this process: where an evaluation ran, so a
+    multi-node run's summaries show how evaluations were spread."""
+    import socket
+
+    node_id = None
+    if "ray" in sys.modules:
+        import ray
+
+        node_id = ray.get_runtime_context().get_node_id() if ray.is_initialized() else None
+    return {"host": socket.gethostname(), "ray_node_id": node_id,
+            "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES")}
+
+
+def evaluate_on_gpu(gpu: int, *, device: str = "cuda", **kwargs: Any) -> dict[str, Any]:
+    """`evaluate(**kwargs)` in a fresh process that sees only GPU `gpu` (CUDA_VISIBLE_DEVICES); returns its summary.
+
+    An in-process vLLM engine always takes the first visible device, and a process cannot change which
+    devices it sees once CUDA is initialised, so local placement without Ray gives each evaluation its
+    own process. `device` is what the child asks for ("cuda": its only GPU).
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as child:
+        return child.submit(_evaluate_seeing_one_gpu, str(gpu), device, kwargs).result()
+
+
+def _evaluate_seeing_one_gpu(gpu: str, device: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    os.environ["CUDA_VISIBLE_DEVICES"] = gpu  # before anything initialises CUDA in this fresh process
+    return evaluate(device=device, **kwargs)
 
 
 def _backend_options(backend: str, settings: EvalSettings, batch_size: int) -> dict[str, Any]:
@@ -203,6 +237,7 @@ def evaluate(
         "backend": backend,
         **({"rollout": dict(bench.rollout_settings or {})} if bench.rollout else {}),
         "device": device,
+        "where": where_this_runs(),
         "batch_size": batch_size,
         "git": git_commit(),
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),

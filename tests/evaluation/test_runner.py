@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rlvr_core.data.loader import load_problems
-from rlvr_core.evaluation import EvalFolderConflict, evaluate
+from rlvr_core.evaluation import EvalFolderConflict, evaluate, evaluate_on_gpu
 from rlvr_core.evaluation.jsonl import read_records
 from rlvr_core.reports import build_report
 from rlvr_core.storage import open_store
@@ -55,6 +55,19 @@ def test_tiny_model_on_arith_writes_completions_results_and_summary(arith_eval: 
     assert summary["standard_settings"] is True and summary["settings_overridden"] == {}
     assert len(summary["model"]["content_hash"]) == 64 and "commit" in summary["git"]
     assert set(summary["breakdowns"]) == {"category", "difficulty"}
+
+
+def test_an_evaluation_placed_on_one_gpu_runs_in_its_own_process_that_sees_only_that_gpu(
+        arith_eval: Path, trained_tiny_model_dir, tmp_path: Path):
+    # device="cpu" stands in for the child's only GPU on this CPU machine; the process and its view are real.
+    summary = evaluate_on_gpu(3, device="cpu", model=str(trained_tiny_model_dir), benchmark="arith",
+                              output_dir=tmp_path / "gpu3", limit=64, batch_size=32, store=str(tmp_path / "store"),
+                              progress=False)
+    assert summary["where"]["cuda_visible_devices"] == "3"
+    assert os.environ.get("CUDA_VISIBLE_DEVICES") != "3"  # the parent's view is untouched
+    in_process = json.loads((arith_eval / "summary.json").read_text())
+    assert in_process["where"]["cuda_visible_devices"] == os.environ.get("CUDA_VISIBLE_DEVICES")
+    assert summary["metrics"] == in_process["metrics"] and summary["key"] == in_process["key"]
 
 
 def test_a_report_builds_from_the_real_evaluation(arith_eval: Path):
