@@ -5,7 +5,9 @@ node), `run_placed` submits each call through `RayTaskRunner` under
 `remote_options(num_gpus=..., num_cpus=...)`: Ray finds a free GPU on any
 node, sets CUDA_VISIBLE_DEVICES for the task, and queues the rest until a GPU
 frees up. `num_cpus` is explicit because Ray otherwise reserves a whole CPU
-per task. Without it the calls run here, one after another, and the
+per task. The SPREAD strategy turns through the nodes: Ray's default packs
+tasks onto the submitting node while it has room, so evaluations submitted
+one after another would all run on the head node. Without it the calls run here, one after another, and the
 evaluation task picks a free local GPU itself (`rlvr_core.placement`).
 
 prefect_ray (and so ray) is imported only when a cluster is configured.
@@ -46,7 +48,7 @@ def run_placed(task: Task[..., Any], calls: Sequence[dict[str, Any]], *, num_gpu
 
     with RayTaskRunner(address=address, init_kwargs={"runtime_env": {"env_vars": _prefect_client_env()}}) as runner:
         _check_cluster(address, num_gpus)
-        with remote_options(num_gpus=num_gpus, num_cpus=num_cpus):
+        with remote_options(num_gpus=num_gpus, num_cpus=num_cpus, scheduling_strategy="SPREAD"):
             futures = [runner.submit(task, dict(call)) for call in calls]
         for future in futures:
             results.append(future.result())
@@ -66,7 +68,7 @@ def _check_cluster(address: str, num_gpus: float) -> None:
 
     connected = ray.get_runtime_context().gcs_address
     # `auto` and Ray Client (`ray://`) addresses do not name the GCS, so only host:port is compared.
-    if address != "auto" and not address.startswith("ray://") and connected != address:
+    if address != "auto" and not address.startswith("ray://") and not same_endpoint(connected, address):
         raise RuntimeError(f"this process is already connected to the Ray cluster at {connected}, not {address}; "
                            f"tasks would run there. Fix: ray.shutdown() first, or set {RAY_ADDRESS_ENV}={connected}")
     gpus = ray.cluster_resources().get("GPU", 0)
@@ -74,6 +76,38 @@ def _check_cluster(address: str, num_gpus: float) -> None:
         raise RuntimeError(f"the Ray cluster at {connected} has {gpus:g} GPU(s) in all, so tasks asking for "
                            f"{num_gpus:g} would wait forever. Fix: join GPU nodes (`ray start --address=... "
                            f"--num-gpus=N`), or run without {RAY_ADDRESS_ENV} to evaluate on this node")
+
+
+def same_endpoint(a: str, b: str) -> bool:
+    """Whether two host:port strings name the same server: same port, and hosts that resolve to the same
+    address, or a loopback address and an address of this machine (Ray reports its GCS by the node's IP
+    even when it was given as 127.0.0.1)."""
+    import socket
+
+    (host_a, _, port_a), (host_b, _, port_b) = a.rpartition(":"), b.rpartition(":")
+    if port_a != port_b:
+        return False
+    try:
+        ip_a, ip_b = socket.gethostbyname(host_a), socket.gethostbyname(host_b)
+    except OSError:
+        return host_a == host_b
+    return ip_a == ip_b or (_is_loopback(ip_a) and _is_local(ip_b)) or (_is_loopback(ip_b) and _is_local(ip_a))
+
+
+def _is_loopback(ip: str) -> bool:
+    return ip.startswith("127.")
+
+
+def _is_local(ip: str) -> bool:
+    """An address of this machine: one a socket can bind to."""
+    import socket
+
+    try:
+        with socket.socket() as probe:
+            probe.bind((ip, 0))
+        return True
+    except OSError:
+        return False
 
 
 def _prefect_client_env() -> dict[str, str]:

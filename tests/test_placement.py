@@ -99,3 +99,16 @@ def test_a_cluster_without_gpus_is_refused_instead_of_waiting_forever(prefect_ha
             place_one()
     finally:
         ray.shutdown()
+
+
+def test_a_cluster_address_matches_however_this_machine_is_named() -> None:
+    """Ray reports its GCS by the node's IP; RLVR_RAY_ADDRESS may say 127.0.0.1 or the host name."""
+    import socket
+
+    from tasks.placement import same_endpoint
+
+    own_ip = socket.gethostbyname(socket.gethostname())
+    assert same_endpoint(f"{own_ip}:6379", "127.0.0.1:6379")
+    assert same_endpoint(f"{socket.gethostname()}:6379", f"{own_ip}:6379")
+    assert not same_endpoint(f"{own_ip}:6379", "127.0.0.1:6380")
+    assert not same_endpoint("192.0.2.123:6379", "127.0.0.1:6379")  # TEST-NET: never this machine

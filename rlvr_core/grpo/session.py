@@ -16,6 +16,7 @@ refused if the folder already holds checkpoints (that run must be resumed).
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections import deque
@@ -125,6 +126,7 @@ class Session:
                                     if s.get("heldout_accuracy") is not None]
         self._check_memory(policy_path)  # before Ray and the actors: a config that cannot fit fails in seconds
         self.owns_ray = connect_ray(t.ray_address, num_cpus=t.ray_num_cpus)
+        self._record_cluster()
         self.trainer = start_trainer(cfg, policy_path, base_path)
         self.pool = RolloutPool(rollout_factory(cfg, policy_path, self.run_dir.name, self.trainer), t.rollout_workers,
                                 t.heartbeat_timeout_s, t.actor_start_timeout_s)
@@ -251,6 +253,20 @@ class Session:
         }
         self._log_samples(groups)
         return record
+
+    def _record_cluster(self) -> None:
+        """traces/ray_cluster.json: which Ray cluster this run used (joined or its own) and its nodes, and the
+        same in the log, so a multi-node run can be checked against the cluster it was meant for."""
+        import ray
+
+        nodes = sorted(n["NodeID"] for n in ray.nodes() if n.get("Alive"))
+        record = {"gcs_address": ray.get_runtime_context().gcs_address, "joined_existing": not self.owns_ray,
+                  "nodes": nodes, "resources": ray.cluster_resources()}
+        path = self.run_dir / "traces" / "ray_cluster.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(record, indent=2, sort_keys=True))
+        log.info("Ray: %s cluster at %s, %d node(s)", "joined the" if not self.owns_ray else "started a private",
+                 record["gcs_address"], len(nodes))
 
     def _eval_due(self) -> bool:
         t = self.config.training

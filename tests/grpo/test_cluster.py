@@ -6,20 +6,17 @@ does), and the trainer's `connect_ray` runs in a fresh interpreter, as it does i
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
-import socket
 import shutil
 import subprocess
 import sys
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.ray_nodes import free_port, short_dir, start_node, stop, wait_for_port
 
 pytestmark = pytest.mark.slow
 
@@ -36,41 +33,15 @@ ray.shutdown()
 
 @pytest.fixture(scope="module")
 def head_node() -> Iterator[str]:
-    """A Ray head started with `ray start --head` (3 CPUs, so it is told apart from a private cluster); its address.
-
-    `--block` keeps it in a process group of its own, which teardown kills (never `ray stop`, which would stop
-    every Ray cluster on the machine).
-    """
-    temp = short_dir()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    ray = str(Path(sys.executable).with_name("ray"))
-    head = subprocess.Popen([ray, "start", "--head", "--block", f"--port={port}", "--num-cpus=3",
-                             "--include-dashboard=false", "--node-ip-address=127.0.0.1", f"--temp-dir={temp}", "--disable-usage-stats"],
-                            env={**os.environ, "RAY_AUTH_MODE": "disabled"}, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    """A Ray head started with `ray start --head` (3 CPUs, so it is told apart from a private cluster); its address."""
+    temp, port = short_dir(), free_port()
+    head = start_node("--head", f"--port={port}", "--num-cpus=3", f"--temp-dir={temp}")
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            assert head.poll() is None and time.monotonic() < deadline, "ray start --head did not come up"
-            time.sleep(0.5)
+        wait_for_port(head, port)
         yield f"127.0.0.1:{port}"
     finally:
-        os.killpg(head.pid, signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            head.wait(timeout=5)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(head.pid, signal.SIGKILL)
-            shutil.rmtree(temp, ignore_errors=True)
-
-
-def short_dir() -> Path:
-    """A folder under /tmp with a short name: Ray's unix socket paths must stay under 107 bytes."""
-    return Path(tempfile.mkdtemp(prefix="rlvr-ray-", dir="/tmp"))
+        stop(head)
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def probe(**env: str) -> dict:
