@@ -1,4 +1,4 @@
-"""A real S3-compatible HTTP endpoint for tests: moto's ThreadedMotoServer on 127.0.0.1.
+"""A real S3-compatible HTTP endpoint for tests: moto's server, in a process of its own, on 127.0.0.1.
 
 Tests reach it through s3fs/boto3 exactly as a user's S3 would be reached;
 only the endpoint URL differs. Fake credentials are set in the environment
@@ -10,9 +10,14 @@ Register with `pytest_plugins = ["tests.s3_server"]` in the root conftest.
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
+import sys
+import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -28,22 +33,50 @@ CLEARED_ENV = ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL", "AWS_ENDP
 
 
 @pytest.fixture(scope="session")
-def s3_endpoint() -> Iterator[str]:
-    """URL of a moto S3 server running for the whole session, with fake credentials in the env."""
-    from moto.server import ThreadedMotoServer
+def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """URL of a moto S3 server running for the whole session, with fake credentials in the env.
 
+    The server is its own process (`python -m moto.server`, as s3fs's tests run it), not moto's in-process
+    ThreadedMotoServer: that one imports flask into the test process, and flask's context-local globals
+    raise on attribute access, which breaks vLLM's kernel registration when an engine starts later in the
+    same process.
+    """
     with pytest.MonkeyPatch.context() as mp:
         for name in CLEARED_ENV:
             mp.delenv(name, raising=False)
         for name, value in FAKE_ENV.items():
             mp.setenv(name, value)
-        server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-        server.start()
-        host, port = server.get_host_and_port()
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        log = tmp_path_factory.mktemp("moto") / "server.log"
+        with open(log, "w") as out:
+            server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                                      env=dict(os.environ), stdout=out, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
         try:
-            yield f"http://{host}:{port}"
+            _wait_until_serving(server, url, log)
+            yield url
         finally:
-            server.stop()
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+def _wait_until_serving(server: subprocess.Popen, url: str, log: Path, timeout_s: float = 60) -> None:
+    import urllib.request
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/moto-api/", timeout=2):
+                return
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"moto server did not start:\n{log.read_text()[-3000:]}") from None
+            time.sleep(0.2)
 
 
 @pytest.fixture

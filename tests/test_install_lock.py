@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
+import sysconfig
 from importlib import metadata
 from pathlib import Path
 
@@ -47,7 +48,10 @@ def test_the_environment_was_installed_from_the_current_lock() -> None:
 
 @needs_locked_install
 def test_installed_packages_are_exactly_the_locked_versions() -> None:
-    installed = {canonical(d.metadata["Name"]): d.version for d in metadata.distributions()}
+    # Only what is installed in site-packages: setuptools puts its vendored copies (older packaging,
+    # platformdirs, ...) on sys.path once something imports it, and those are not installs.
+    site = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    installed = {canonical(d.metadata["Name"]): d.version for d in metadata.distributions(path=site)}
     installed = {name: version for name, version in installed.items() if name not in NOT_IN_LOCK | {"setuptools", "wheel"}}
     locked = {name: version for name, version in pins(LOCK.read_text()).items() if name not in {"setuptools", "wheel"}}
     assert installed == locked

@@ -126,7 +126,10 @@ def test_a_program_that_never_answers_times_out(sandbox) -> None:
     assert grade(sandbox, program, plan_tests(ADD_TESTS, "", "add"), timeout_s=1).status == "timeout"
 
 
-def test_an_infinite_generator_behind_a_set_comparison_times_out(sandbox) -> None:
+def test_an_infinite_generator_behind_a_set_comparison_ends_without_passing(sandbox) -> None:
+    """set() of an endless generator either runs out of time or out of the sandbox's memory first (which one
+    depends on the machine's speed); both end the run, and neither passes."""
     program = "import itertools\ndef evens(n):\n    return itertools.count(0, 2)\n"
     plan = plan_tests(("assert set(evens(3)) == {0, 2, 4}",), "", "evens")
-    assert grade(sandbox, program, plan, timeout_s=1).status == "timeout"
+    verdict = grade(sandbox, program, plan, timeout_s=1)
+    assert verdict.status in ("timeout", "failed"), verdict
