@@ -17,11 +17,14 @@ vLLM's default there reserves a fraction of all host memory.
 from __future__ import annotations
 
 import gc
+import logging
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from rlvr_core.generation.base import Generation, SamplingParams
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     import torch
@@ -45,6 +48,7 @@ class VLLMBackend:
                               "or pip install 'rlvr-pipeline[gpu]' on a GPU machine, or use backend 'hf'") from exc
 
         self.device = _engine_device(device, on_cpu=current_platform.is_cpu())
+        max_model_len = _fitting_context(model_path, max_model_len, trust_remote_code)
         if self.device == "cpu":
             kv_cache_bytes = int(cpu_kv_cache_gib * 2**30)
             engine_options: dict[str, Any] = dict(enforce_eager=True, kv_cache_memory_bytes=kv_cache_bytes)
@@ -154,6 +158,26 @@ def _engine_device(requested: str, *, on_cpu: bool) -> str:
     else:
         fix = "run the engine in a process with CUDA_VISIBLE_DEVICES set to that GPU and device='cuda'"
     raise ValueError(f"the vllm backend cannot run on device={requested!r}. Fix: {fix}")
+
+
+def _fitting_context(model_path: str, requested: int | None, trust_remote_code: bool) -> int | None:
+    """`requested`, or the model's own context length when that is shorter.
+
+    The evaluation settings ask every model for 4096 tokens; vLLM refuses a longer context than the model's
+    `max_position_embeddings` (the tiny model has 512), while the hf backend simply never reaches it. A
+    model cannot see past its own context either way, so the engine gets the model's length.
+    """
+    if requested is None:
+        return None
+    from transformers import AutoConfig
+
+    own = getattr(AutoConfig.from_pretrained(model_path, trust_remote_code=trust_remote_code),
+                  "max_position_embeddings", None)
+    if own is not None and own < requested:
+        log.info("max_model_len %d is longer than %s's context (%d tokens); the engine uses %d",
+                 requested, model_path, own, own)
+        return int(own)
+    return requested
 
 
 def _checkpoint_keys(model_path: str, *, tied: bool) -> set[str]:

@@ -25,7 +25,8 @@ PROMPTS = ["What is 47 + 38?\n", "Hi\n", "What is 10 + 99?\n"]
 
 @pytest.fixture(scope="module")
 def backend(tiny_model_dir):
-    backend = create_backend("vllm", str(tiny_model_dir), dtype="float32", max_model_len=256,
+    # 4096, the evaluation settings' context, is longer than the tiny model's 512: the engine takes 512.
+    backend = create_backend("vllm", str(tiny_model_dir), dtype="float32", max_model_len=4096,
                              gpu_memory_utilization=0.3, cpu_kv_cache_gib=0.25)
     yield backend
     backend.close()
@@ -40,6 +41,11 @@ def changed_model(tiny_model_dir, backend):
         for p in model.parameters():
             p.add_(0.3 * torch.randn(p.shape, generator=generator).to(p.device))
     return model
+
+
+def test_a_context_longer_than_the_models_is_cut_to_the_models(backend, tiny_model_dir):
+    own = AutoModelForCausalLM.from_pretrained(tiny_model_dir).config.max_position_embeddings
+    assert own < 4096 and backend.llm.llm_engine.model_config.max_model_len == own
 
 
 def test_groups_samples_by_prompt_with_one_logprob_per_token(backend):
