@@ -32,15 +32,19 @@ def backend(tiny_model_dir):
     backend.close()
 
 
-@pytest.fixture()
-def changed_model(tiny_model_dir, backend):
-    """The tiny model with every weight moved by seeded noise, on the engine's device."""
-    model = AutoModelForCausalLM.from_pretrained(tiny_model_dir, dtype=torch.float32).to(backend.device)
-    generator = torch.Generator().manual_seed(0)
+def perturbed_model(folder, device: str, *, seed: int, scale: float):
+    """The tiny model with every weight moved by seeded noise of size `scale`, on `device`."""
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).to(device)
+    generator = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for p in model.parameters():
-            p.add_(0.3 * torch.randn(p.shape, generator=generator).to(p.device))
+            p.add_(scale * torch.randn(p.shape, generator=generator).to(p.device))
     return model
+
+
+@pytest.fixture()
+def changed_model(tiny_model_dir, backend):
+    return perturbed_model(tiny_model_dir, backend.device, seed=0, scale=0.3)
 
 
 def test_a_context_longer_than_the_models_is_cut_to_the_models(backend, tiny_model_dir):
@@ -96,11 +100,7 @@ def test_a_weight_update_changes_outputs_and_then_greedy_matches_hf_on_the_same_
 
 def test_an_update_shipped_as_runs_ship_it_lands_tied_head_included(backend, tiny_model_dir):
     """Runs send the tied embedding once (rlvr_core/grpo/weights.py); the engine's head must follow it."""
-    model = AutoModelForCausalLM.from_pretrained(tiny_model_dir, dtype=torch.float32).to(backend.device)
-    generator = torch.Generator().manual_seed(1)
-    with torch.no_grad():
-        for p in model.parameters():
-            p.add_(0.01 * torch.randn(p.shape, generator=generator).to(p.device))
+    model = perturbed_model(tiny_model_dir, backend.device, seed=1, scale=0.01)
     payload = pack_weights(model, torch.float32)
     assert "lm_head.weight" not in payload.arrays and model.config.tie_word_embeddings
     backend.load_weights(payload.tensors(), version=4)
