@@ -69,6 +69,10 @@ class TrainingConfig(Section):
                     "grad_accum_steps). Set it on GPU so a step's memory does not grow with the batch.")
     gradient_checkpointing: bool = Field(
         False, description="Recompute activations in the backward pass: less memory, about a third more compute.")
+    share_prompts: bool = Field(
+        True, description="Run each distinct prompt of a micro-batch through the policy and the reference once and "
+                          "its group's completions on its cached keys/values (same gradients; G-fold less prompt "
+                          "compute). Not with gradient_checkpointing, whose recomputation has no cache: full rows.")
     device: Literal["auto", "cpu", "cuda"] = Field("auto", description="Trainer device; `auto` picks cuda when present.")
     generation_backend: Literal["hf", "vllm"] = Field(
         "hf", description="Rollout engine: transformers, or vLLM (on the device of the installed build: CUDA "

@@ -95,7 +95,7 @@ def trainer_options(config: "ExperimentConfig", reference_path: str | None) -> d
         warmup_steps=t.warmup_steps, max_steps=t.max_steps, lr_schedule=t.lr_schedule,
         max_grad_norm=t.max_grad_norm,
         grad_accum_steps=t.grad_accum_steps, micro_batch_tokens=t.micro_batch_tokens,
-        gradient_checkpointing=t.gradient_checkpointing,
+        gradient_checkpointing=t.gradient_checkpointing, share_prompts=t.share_prompts,
         clip=ClipSettings(eps_low=g.clip_eps_low, eps_high=g.clip_eps_high, kl_beta=g.kl_beta),
         recompute_old_logprobs=g.recompute_old_logprobs, tis_cap=g.tis_cap,
         device=t.device, seed=config.run.seed, torch_threads=t.torch_threads)

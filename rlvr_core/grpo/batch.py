@@ -110,7 +110,8 @@ def build_train_batch(groups: list[Group], algorithm: "Algorithm", *, max_new_to
     L = longest prompt+completion):
       input_ids [B, L] int64, attention_mask [B, L] int64, position_ids [B, L] int64,
       completion_mask [B, L-1] float32 (1 where the *target* token is a trained completion token),
-      old_logprobs [B, L-1] float32, token_weights [B, L-1] float32, advantages [B] float32.
+      old_logprobs [B, L-1] float32, token_weights [B, L-1] float32, advantages [B] float32,
+      prompt_lengths [B] int64 (real prompt tokens per row: the trainer runs rows with the same prompt once).
     """
     import torch
 
@@ -142,4 +143,5 @@ def build_train_batch(groups: list[Group], algorithm: "Algorithm", *, max_new_to
     weights = algorithm.token_weights(torch.from_numpy(completion), max_new_tokens).numpy().astype(np.float32)
     return {"input_ids": input_ids, "attention_mask": attention, "position_ids": positions,
             "completion_mask": completion, "old_logprobs": old_logprobs, "token_weights": weights,
-            "advantages": advantages.astype(np.float32)}
+            "advantages": advantages.astype(np.float32),
+            "prompt_lengths": np.array([len(r.prompt_token_ids) for r in rollouts], dtype=np.int64)}

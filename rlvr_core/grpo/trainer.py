@@ -8,7 +8,10 @@ warm-up + cosine schedule. `train_step` takes the padded arrays built by
 token weights were computed over the whole batch, so the sum of micro-batch
 losses *is* the batch loss), clips and steps. Each micro-batch drops the left
 padding its rows share and computes logits only for the trailing positions
-that hold trained tokens.
+that hold trained tokens. With `share_prompts` (and no gradient
+checkpointing, which recomputes without a KV cache) each distinct prompt of
+a micro-batch runs through the policy and the reference once, its G
+completions on top of its cached keys/values (`shared_prompt.py`).
 
 Old log-probs: the rollout engine's by default. With
 `recompute_old_logprobs`, the trainer's own (free: one update per batch, so
@@ -34,6 +37,7 @@ import numpy as np
 import torch
 
 from rlvr_core.grpo.algo.common import ClipSettings, per_token_loss, truncated_is_weights
+from rlvr_core.grpo.shared_prompt import shared_prompt_logprobs
 
 if TYPE_CHECKING:
     from rlvr_core.grpo.weights import WeightPayload
@@ -109,7 +113,7 @@ class PolicyTrainer:
     def __init__(self, model_path: str, *, reference_path: str | None, learning_rate: float, weight_decay: float,
                  warmup_steps: int, max_steps: int, lr_schedule: str, max_grad_norm: float,
                  grad_accum_steps: int, micro_batch_tokens: int | None = None, gradient_checkpointing: bool = False,
-                 clip: ClipSettings, recompute_old_logprobs: bool = False, tis_cap: float | None = None,
+                 share_prompts: bool = True, clip: ClipSettings, recompute_old_logprobs: bool = False, tis_cap: float | None = None,
                  device: str = "cpu", seed: int = 0, torch_threads: int | None = None) -> None:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -133,6 +137,7 @@ class PolicyTrainer:
         self.max_grad_norm = max_grad_norm
         self.grad_accum_steps = grad_accum_steps
         self.micro_batch_tokens = micro_batch_tokens
+        self.share_prompts = share_prompts and not gradient_checkpointing
         if gradient_checkpointing:  # renamed in transformers 5 (the old name warns)
             enable = getattr(self.model, "activation_checkpointing_enable", None) or \
                 self.model.gradient_checkpointing_enable
@@ -176,14 +181,13 @@ class PolicyTrainer:
             t = {k: torch.from_numpy(v[rows][:, first:] if k in _INPUTS else
                                      v[rows][:, -tail:] if v.ndim == 2 else v[rows]).to(self.device)
                  for k, v in batch.items()}
+            prompt_lengths = batch["prompt_lengths"][rows] if "prompt_lengths" in batch else None
             with self._autocast():
-                logprobs = token_logprobs(self.model, t["input_ids"], t["attention_mask"], t["position_ids"],
-                                          last=tail)
+                logprobs = self._completion_logprobs(self.model, t, tail, prompt_lengths)
                 ref = None
                 if self.reference is not None:
                     with torch.no_grad():
-                        ref = token_logprobs(self.reference, t["input_ids"], t["attention_mask"],
-                                             t["position_ids"], last=tail)
+                        ref = self._completion_logprobs(self.reference, t, tail, prompt_lengths)
             mask = t["completion_mask"]
             old, weights = t["old_logprobs"], None
             if self.recompute_old_logprobs:  # pi_old under the trainer's numerics; no update has happened yet
@@ -201,6 +205,13 @@ class PolicyTrainer:
             if "kl" in stats:
                 metrics["kl"] += float((stats["kl"] * mask).sum()) / tokens
         return metrics
+
+    def _completion_logprobs(self, model: torch.nn.Module, t: dict[str, torch.Tensor], tail: int,
+                             prompt_lengths: np.ndarray | None) -> torch.Tensor:
+        """[B, tail] log-probs of a micro-batch: prompts shared when the batch says where they end."""
+        if self.share_prompts and prompt_lengths is not None:
+            return shared_prompt_logprobs(model, t["input_ids"], t["attention_mask"], prompt_lengths, tail)
+        return token_logprobs(model, t["input_ids"], t["attention_mask"], t["position_ids"], last=tail)
 
     def get_weights(self, dtype: str = "float32") -> "WeightPayload":
         """The current weights for the rollout engines, in its `dtype`, each tied tensor once (see weights.py);
