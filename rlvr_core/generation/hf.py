@@ -1,6 +1,7 @@
 """Transformers backend: batched `generate` with left padding and a KV cache, on CPU or one GPU.
 
-Covers: n samples per prompt (prompts repeated), greedy (temperature 0),
+Covers: n samples per prompt (each prompt prefilled once, its KV cache gathered
+per sample), greedy (temperature 0),
 seeded sampling with one `torch.Generator` per sample (its seed from
 `SamplingParams.sample_seeds`), so a sample's randomness does not depend on
 the other prompts of its call or on its row in the batch; stop strings, eos,
@@ -125,29 +126,33 @@ class HFBackend:
         out: list[Generation] = []
         with torch.inference_mode():
             for start in range(0, len(rows), self.batch_size):
-                chunk = rows[start:start + self.batch_size]
-                out.extend(self._generate_batch(model, [prompts[p] for p, _ in chunk], chunk, params,
+                out.extend(self._generate_batch(model, prompts, rows[start:start + self.batch_size], params,
                                                 seeds[start:start + self.batch_size]))
         return out
 
-    def _generate_batch(self, model: "PreTrainedModel", texts: list[str], rows: list[tuple[int, int]],
+    def _generate_batch(self, model: "PreTrainedModel", prompts: Sequence[str], rows: list[tuple[int, int]],
                         params: SamplingParams, seeds: list[int]) -> list[Generation]:
         import torch
 
-        batch = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
-        width = batch["input_ids"].shape[1]
-        result = model.generate(**batch, **self._generate_kwargs(params, seeds))
+        distinct = list(dict.fromkeys(p for p, _ in rows))
+        batch = self.tokenizer([prompts[p] for p in distinct], return_tensors="pt", padding=True,
+                               add_special_tokens=False).to(self.device)
+        group = torch.tensor([distinct.index(p) for p, _ in rows], device=self.device)
+        ids, mask = batch["input_ids"][group], batch["attention_mask"][group]
+        width = ids.shape[1]
+        shared = _prefilled_prompts(model, batch["input_ids"], batch["attention_mask"], group)
+        result = model.generate(input_ids=ids, attention_mask=mask, **shared, **self._generate_kwargs(params, seeds))
         completions = result.sequences[:, width:].tolist()                      # [B, steps]
         logits = torch.stack(result.logits, dim=1).float()                      # [B, steps, V]
         chosen = result.sequences[:, width:].unsqueeze(-1)                      # [B, steps, 1]
         logprobs = (logits.log_softmax(-1).gather(-1, chosen).squeeze(-1)).tolist()  # [B, steps]
         gens = []
         for i, (prompt_index, sample_index) in enumerate(rows):
-            prompt_ids = batch["input_ids"][i][batch["attention_mask"][i].bool()].tolist()
-            ids, text, reason = self._finish(completions[i], params.stop)
+            prompt_ids = ids[i][mask[i].bool()].tolist()
+            token_ids, text, reason = self._finish(completions[i], params.stop)
             gens.append(Generation(prompt_index=prompt_index, sample_index=sample_index,
-                                   prompt_token_ids=prompt_ids, token_ids=ids, text=text,
-                                   logprobs=logprobs[i][:len(ids)], finish_reason=reason,
+                                   prompt_token_ids=prompt_ids, token_ids=token_ids, text=text,
+                                   logprobs=logprobs[i][:len(token_ids)], finish_reason=reason,
                                    weight_version=self.weight_version))
         return gens
 
@@ -249,6 +254,24 @@ class RowSampler:
         warped = self.warpers(input_ids, scores)                                           # [B, V]
         race = torch.stack([torch.empty_like(warped[0]).exponential_(generator=g) for g in self.generators])
         return warped - race.log()                                                          # [B, V]
+
+
+def _prefilled_prompts(model: "PreTrainedModel", ids: "torch.Tensor", mask: "torch.Tensor",
+                      group: "torch.Tensor") -> dict[str, Any]:
+    """`generate` kwargs that start row i from the KV cache of prompt `group[i]`, each distinct prompt computed once.
+
+    With n samples per prompt, `generate` would run every prompt n times through the model before the first
+    new token; here the distinct prompts but their last token go through once, their cache is gathered per
+    row, and `generate` computes only each row's last prompt token. Empty (a plain `generate`) when no prompt
+    repeats, or when a prompt has a single token (nothing to cache before it).
+    """
+    if len(group) == len(ids) or int(mask.sum(dim=1).min()) < 2:
+        return {}
+    cache = model(input_ids=ids[:, :-1], attention_mask=mask[:, :-1],
+                  position_ids=(mask[:, :-1].cumsum(dim=1) - 1).clamp(min=0), use_cache=True,
+                  logits_to_keep=1).past_key_values
+    cache.batch_select_indices(group)
+    return {"past_key_values": cache}
 
 
 def _eos_ids(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase") -> set[int]:

@@ -38,6 +38,18 @@ def test_returns_n_samples_per_prompt_grouped_in_prompt_order(backend):
         assert all(lp <= 0.0 for lp in g.logprobs)
 
 
+def test_samples_of_one_prompt_equal_the_same_prompt_given_separately(backend):
+    """n samples of a prompt start from one prefill of it (shared KV cache); the draws and log-probs are those
+    of the prompt repeated n times, which is computed row by row."""
+    seeds = tuple(range(100, 112))
+    shared = backend.generate(PROMPTS, SamplingParams(max_new_tokens=8, n=4, seeds=seeds))
+    repeated = backend.generate([p for p in PROMPTS for _ in range(4)], SamplingParams(max_new_tokens=8, seeds=seeds))
+    assert [g.token_ids for g in shared] == [g.token_ids for g in repeated]
+    assert [g.prompt_token_ids for g in shared] == [g.prompt_token_ids for g in repeated]
+    for a, b in zip(shared, repeated):
+        assert a.logprobs == pytest.approx(b.logprobs, abs=1e-4)
+
+
 def test_finish_reason_is_stop_at_eos_and_length_at_the_limit(backend):
     eos = backend.tokenizer.eos_token_id
     gens = backend.generate(PROMPTS, SamplingParams(max_new_tokens=12, n=16, seed=3))
