@@ -169,7 +169,8 @@ class HFBackend:
             do_sample=False, temperature=None, top_p=None, top_k=None,
         )
         if not params.greedy:
-            kwargs.update(logits_processor=[RowSampler(seeds, self.device, params.temperature, params.top_p)])
+            kwargs.update(logits_processor=[RowSampler(seeds, self.device, params.temperature, params.top_p,
+                                                                  params.max_new_tokens)])
         if params.stop:
             kwargs.update(stop_strings=list(params.stop), tokenizer=self.tokenizer)
         return kwargs
@@ -238,22 +239,38 @@ class RowSampler:
     softmax(warped logits), where warped = temperature, then top-p, as
     transformers' sampler applies them (no top-k). The greedy decoding step
     after it picks exactly that draw. A -inf logit (cut by top-p) stays -inf.
+
+    Each row's noise for the next several tokens is drawn in one call (up to
+    `max_new_tokens`, as many as fit in `NOISE_BUDGET_BYTES` for the batch): one
+    generator call per row and token costs more than the tiny model's
+    decoding step itself, while a large vocabulary still draws token by token.
     """
 
-    def __init__(self, seeds: list[int], device: str, temperature: float, top_p: float) -> None:
+    NOISE_BUDGET_BYTES = 32 * 2**20
+
+    def __init__(self, seeds: list[int], device: str, temperature: float, top_p: float,
+                 max_new_tokens: int) -> None:
         import torch
         from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopPLogitsWarper
 
         self.generators = [torch.Generator(device).manual_seed(seed) for seed in seeds]
         self.warpers = LogitsProcessorList(
             [TemperatureLogitsWarper(temperature), *([TopPLogitsWarper(top_p)] if top_p < 1 else [])])
+        self.noise: "torch.Tensor | None" = None   # [B, k, V]: log E for the next k tokens
+        self.used, self.left = 0, max_new_tokens
 
     def __call__(self, input_ids: "torch.LongTensor", scores: "torch.FloatTensor") -> "torch.FloatTensor":
         import torch
 
         warped = self.warpers(input_ids, scores)                                           # [B, V]
-        race = torch.stack([torch.empty_like(warped[0]).exponential_(generator=g) for g in self.generators])
-        return warped - race.log()                                                          # [B, V]
+        if self.noise is None or self.used == self.noise.shape[1]:
+            rows, vocab = warped.shape
+            ahead = max(1, min(self.left, self.NOISE_BUDGET_BYTES // (rows * vocab * warped.element_size())))
+            self.noise = torch.stack([warped.new_empty(ahead, vocab).exponential_(generator=g)
+                                      for g in self.generators]).log_()                    # [B, k, V]
+            self.used = 0
+        self.used, self.left = self.used + 1, self.left - 1
+        return warped - self.noise[:, self.used - 1]                                         # [B, V]
 
 
 def _prefilled_prompts(model: "PreTrainedModel", ids: "torch.Tensor", mask: "torch.Tensor",
