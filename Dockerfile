@@ -3,7 +3,7 @@
 # Run a worker on a node:  docker run --gpus all --network host --ipc=host -e PREFECT_API_URL=... rlvr-pipeline:gpu \
 #            prefect worker start --pool rlvr-gpu
 # --ipc=host (or --shm-size=16g): Ray's object store, vLLM and NCCL use /dev/shm, which Docker caps at 64 MB.
-# The project lives in /app (WORKDIR); register the deployments the container runs from there (README, Docker).
+# The project lives in /app (WORKDIR); prefect.yaml's pull step (tasks/checkout.py) sends each flow run there.
 FROM nvidia/cuda:12.8.1-cudnn-runtime-ubuntu24.04
 
 ENV DEBIAN_FRONTEND=noninteractive \

@@ -97,8 +97,8 @@ def test_base_images_are_pinned_to_a_tag_that_is_not_latest() -> None:
 
 
 def test_deployments_do_not_pull_from_a_host_path() -> None:
-    # Without pull steps a deployment runs from the folder `prefect deploy` ran in (/app for deployments
-    # registered inside the image); an absolute pull directory would tie every worker to one host's checkout.
+    # The pull step finds the checkout from the installed package (/app in the image); an absolute pull
+    # directory would tie every worker to one host's checkout.
     config = yaml.safe_load((REPO / "prefect.yaml").read_text())
     steps = [*(config.get("pull") or []), *(s for d in config["deployments"] for s in d.get("pull") or [])]
     for step in steps:

@@ -48,11 +48,19 @@ def deployed(prefect_server: LocalServer, tmp_path_factory: pytest.TempPathFacto
         prefect_cli(prefect_server, "work-pool", "create", pool, "--type", "process", "--overwrite")
     prefect_cli(prefect_server, "deploy", "--all", env=env)
     logs = tmp_path_factory.mktemp("worker")
-    worker = start_worker(prefect_server, "rlvr-cpu", logs / "worker.log", REPO, env)
+    # Started outside the checkout: flow runs find their code through prefect.yaml's pull step only.
+    worker = start_worker(prefect_server, "rlvr-cpu", logs / "worker.log", logs, env)
     try:
         yield prefect_server, logs / "worker.log"
     finally:
         stop_group(worker)
+
+
+def test_deployments_are_registered_with_the_checkout_pull_step(deployed) -> None:
+    server, _ = deployed
+    for name in ("train-and-eval/arith", "eval-checkpoint/on-arrival"):
+        inspected = prefect_cli(server, "deployment", "inspect", name)
+        assert "tasks.checkout.enter_checkout" in inspected and str(REPO) not in inspected, inspected[-2000:]
 
 
 def run_deployment(server: LocalServer, name: str, params: dict) -> str:
