@@ -25,8 +25,11 @@ RUN apt-get update \
 WORKDIR /app
 # Dependencies first, so code edits do not invalidate the heavy layer.
 COPY pyproject.toml README.md ./
+# DL3013 reads the project's own `.[gpu]` as an unpinned package: its versions are pyproject.toml's ranges
+# (there is no GPU lock yet; requirements/cpu.lock pins the CPU set).
+# hadolint ignore=DL3013
 RUN mkdir -p rlvr_core flows tasks && touch rlvr_core/__init__.py flows/__init__.py tasks/__init__.py \
- && pip install --upgrade pip \
+ && pip install pip==26.3 \
  && pip install ".[gpu]" \
  && pip uninstall -y rlvr-pipeline
 
