@@ -208,8 +208,9 @@ class PolicyTrainer:
 
     def _completion_logprobs(self, model: torch.nn.Module, t: dict[str, torch.Tensor], tail: int,
                              prompt_lengths: np.ndarray | None) -> torch.Tensor:
-        """[B, tail] log-probs of a micro-batch: prompts shared when the batch says where they end."""
-        if self.share_prompts and prompt_lengths is not None:
+        """[B, tail] log-probs of a micro-batch: prompts shared when the batch says where they end (and every
+        row has one: an empty prompt has nothing to share)."""
+        if self.share_prompts and prompt_lengths is not None and prompt_lengths.min() > 0:
             return shared_prompt_logprobs(model, t["input_ids"], t["attention_mask"], prompt_lengths, tail)
         return token_logprobs(model, t["input_ids"], t["attention_mask"], t["position_ids"], last=tail)
 
