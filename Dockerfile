@@ -3,7 +3,9 @@
 # Run a worker on a node:  docker run --gpus all --network host --ipc=host -e PREFECT_API_URL=... rlvr-pipeline:gpu \
 #            prefect worker start --pool rlvr-gpu
 # --ipc=host (or --shm-size=16g): Ray's object store, vLLM and NCCL use /dev/shm, which Docker caps at 64 MB.
-# The project lives in /app (WORKDIR); prefect.yaml's pull step (tasks/checkout.py) sends each flow run there.
+# The project lives in /app (WORKDIR); prefect.yaml's pull step (tasks/checkout.py) sends each flow run there,
+# so deployments registered on a host (`make up`) run here unchanged; to register them from the image instead,
+# see deployments/README.md (Workers in Docker).
 FROM nvidia/cuda:12.8.1-cudnn-runtime-ubuntu24.04
 
 ENV DEBIAN_FRONTEND=noninteractive \
@@ -11,9 +13,12 @@ ENV DEBIAN_FRONTEND=noninteractive \
     PIP_NO_CACHE_DIR=1 \
     PREFECT_SERVER_ANALYTICS_ENABLED=false \
     PREFECT_LOGGING_EXTRA_LOGGERS=rlvr_core \
-    TOKENIZERS_PARALLELISM=false \
     VIRTUAL_ENV=/opt/venv \
     PATH=/opt/venv/bin:$PATH
+# DL3064 takes TOKENIZERS_PARALLELISM (a Hugging Face tokenizers switch) for a token; waived here only, so a
+# real secret put in ENV is still caught (the image holds none: credentials come from `docker run -e`).
+# hadolint ignore=DL3064
+ENV TOKENIZERS_PARALLELISM=false
 
 RUN apt-get update \
  && apt-get install -y --no-install-recommends software-properties-common git ca-certificates util-linux bubblewrap \

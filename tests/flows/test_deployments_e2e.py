@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from deployments.check_schedules import count_scheduled_runs
 from deployments.local_prefect import LocalServer, start_worker, stop_group
@@ -56,11 +57,22 @@ def deployed(prefect_server: LocalServer, tmp_path_factory: pytest.TempPathFacto
         stop_group(worker)
 
 
-def test_deployments_are_registered_with_the_checkout_pull_step(deployed) -> None:
+def test_every_deployment_is_registered_with_prefect_yaml_pull_step_and_no_host_path(deployed) -> None:
+    # What the server hands a worker: the checkout pull step as written, not the folder `prefect deploy` ran in.
+    from prefect import get_client
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
     server, _ = deployed
-    for name in ("train-and-eval/arith", "eval-checkpoint/on-arrival"):
-        inspected = prefect_cli(server, "deployment", "inspect", name)
-        assert "tasks.checkout.enter_checkout" in inspected and str(REPO) not in inspected, inspected[-2000:]
+    config = yaml.safe_load((REPO / "prefect.yaml").read_text())
+    declared = config["pull"]
+    assert declared == [{"tasks.checkout.enter_checkout": {}}]
+    with temporary_settings({PREFECT_API_URL: server.api_url}), get_client(sync_client=True) as client:
+        names = {d["name"] for d in config["deployments"]}  # other tests of the session deploy their own
+        registered = [d for d in client.read_deployments() if d.name in names]
+        assert len(registered) == len(config["deployments"])
+        for deployment in registered:
+            assert deployment.pull_steps == declared, deployment.name
+            assert str(REPO) not in json.dumps(deployment.model_dump(mode="json")), deployment.name
 
 
 def run_deployment(server: LocalServer, name: str, params: dict) -> str:
