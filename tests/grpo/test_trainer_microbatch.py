@@ -96,7 +96,9 @@ sys.path.insert(0, sys.argv[1])
 from tests.grpo.test_trainer_microbatch import random_batch, trainer
 from pathlib import Path
 groups, budget = int(sys.argv[3]), (int(sys.argv[4]) or None)
-t = trainer(Path(sys.argv[2]), micro_batch_tokens=budget)
+# Full rows: this measures the budget. Shared prompts shrink the step so far that without a budget its peak
+# can stay under the process's earlier one (ru_maxrss), which would hide the growth being compared.
+t = trainer(Path(sys.argv[2]), micro_batch_tokens=budget, share_prompts=False)
 batch = random_batch(groups, max_prompt=200, max_new=200)
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t.train_step(batch)
