@@ -134,10 +134,10 @@ class HFBackend:
                         params: SamplingParams, seeds: list[int]) -> list[Generation]:
         import torch
 
-        distinct = list(dict.fromkeys(p for p, _ in rows))
-        batch = self.tokenizer([prompts[p] for p in distinct], return_tensors="pt", padding=True,
+        position = {p: k for k, p in enumerate(dict.fromkeys(p for p, _ in rows))}  # prompt -> its batch row
+        batch = self.tokenizer([prompts[p] for p in position], return_tensors="pt", padding=True,
                                add_special_tokens=False).to(self.device)
-        group = torch.tensor([distinct.index(p) for p, _ in rows], device=self.device)
+        group = torch.tensor([position[p] for p, _ in rows], device=self.device)
         ids, mask = batch["input_ids"][group], batch["attention_mask"][group]
         width = ids.shape[1]
         shared = _prefilled_prompts(model, batch["input_ids"], batch["attention_mask"], group)
@@ -169,8 +169,8 @@ class HFBackend:
             do_sample=False, temperature=None, top_p=None, top_k=None,
         )
         if not params.greedy:
-            kwargs.update(logits_processor=[RowSampler(seeds, self.device, params.temperature, params.top_p,
-                                                                  params.max_new_tokens)])
+            sampler = RowSampler(seeds, self.device, params.temperature, params.top_p, params.max_new_tokens)
+            kwargs.update(logits_processor=[sampler])
         if params.stop:
             kwargs.update(stop_strings=list(params.stop), tokenizer=self.tokenizer)
         return kwargs
