@@ -73,6 +73,10 @@ class TrainingConfig(Section):
         True, description="Run each distinct prompt of a micro-batch through the policy and the reference once and "
                           "its group's completions on its cached keys/values (same gradients; G-fold less prompt "
                           "compute). Not with gradient_checkpointing, whose recomputation has no cache: full rows.")
+    trainer_attention: Literal["sdpa", "eager"] | None = Field(
+        None, description="Attention kernel of the trainer's forward and backward passes (generation keeps the "
+                          "model's). None: the model's default (sdpa). eager is faster for tiny models on CPU "
+                          "(short rows, per-call overhead) but stores [rows, heads, L, L] weights: not for long rows.")
     device: Literal["auto", "cpu", "cuda"] = Field("auto", description="Trainer device; `auto` picks cuda when present.")
     generation_backend: Literal["hf", "vllm"] = Field(
         "hf", description="Rollout engine: transformers, or vLLM (on the device of the installed build: CUDA "

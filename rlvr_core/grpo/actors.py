@@ -96,6 +96,7 @@ def trainer_options(config: "ExperimentConfig", reference_path: str | None) -> d
         max_grad_norm=t.max_grad_norm,
         grad_accum_steps=t.grad_accum_steps, micro_batch_tokens=t.micro_batch_tokens,
         gradient_checkpointing=t.gradient_checkpointing, share_prompts=t.share_prompts,
+        attention=t.trainer_attention,
         clip=ClipSettings(eps_low=g.clip_eps_low, eps_high=g.clip_eps_high, kl_beta=g.kl_beta),
         recompute_old_logprobs=g.recompute_old_logprobs, tis_cap=g.tis_cap,
         device=t.device, seed=config.run.seed, torch_threads=t.torch_threads)

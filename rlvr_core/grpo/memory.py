@@ -15,6 +15,9 @@ What it counts, per trainer GPU (the rollout engine has its own GPU):
 - activations: 34 bytes per token and hidden unit per layer (Korthikanti et
   al. 2022, with fused attention), or with gradient checkpointing each
   layer's bf16 input plus one layer recomputed;
+- with `training.trainer_attention: eager`, each layer's attention weights:
+  6 bytes (fp32 softmax and its bf16 copy) per token, head and key position
+  of a row of `ASSUMED_PROMPT_TOKENS` + `sampling.max_new_tokens`;
 - 10 % plus 1 GiB for the CUDA context and allocator fragmentation.
 A micro-batch holds `training.micro_batch_tokens` tokens, or without a
 budget the step's rows split `grad_accum_steps` ways at
@@ -36,6 +39,7 @@ ASSUMED_PROMPT_TOKENS = 512
 ADAM_FP32_BYTES_PER_PARAM = 16       # weights + grads + exp_avg + exp_avg_sq
 LOGIT_BYTES = 14                      # bf16 logits + fp32 copy + log-softmax temporaries + fp32 grad
 ACTIVATION_BYTES = 34                 # per token x hidden unit x layer, fused attention
+EAGER_ATTENTION_BYTES = 6             # per token x head x key position x layer: fp32 softmax + bf16 copy
 OVERHEAD_FRACTION, OVERHEAD_BYTES = 0.10, 1 * GIB
 
 # config.json fields of models the shipped configs name, so the estimate needs no download.
@@ -149,6 +153,11 @@ def estimate_training_memory(config: "ExperimentConfig", arch: Architecture) -> 
         parts["activations (checkpointed)"] = arch.num_hidden_layers * 2 * tokens * h + per_layer
     else:
         parts["activations"] = arch.num_hidden_layers * per_layer
+    if config.training.trainer_attention == "eager":
+        stored_layers = 1 if config.training.gradient_checkpointing else arch.num_hidden_layers
+        row_length = ASSUMED_PROMPT_TOKENS + config.sampling.max_new_tokens
+        parts["attention weights (eager)"] = (stored_layers * EAGER_ATTENTION_BYTES * tokens
+                                              * arch.num_attention_heads * row_length)
     parts["CUDA context, fragmentation"] = int(OVERHEAD_FRACTION * sum(parts.values())) + OVERHEAD_BYTES
     return MemoryEstimate(parameters=params, micro_batch_tokens=tokens, parts=parts)
 

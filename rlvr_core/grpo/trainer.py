@@ -113,7 +113,7 @@ class PolicyTrainer:
     def __init__(self, model_path: str, *, reference_path: str | None, learning_rate: float, weight_decay: float,
                  warmup_steps: int, max_steps: int, lr_schedule: str, max_grad_norm: float,
                  grad_accum_steps: int, micro_batch_tokens: int | None = None, gradient_checkpointing: bool = False,
-                 share_prompts: bool = True, clip: ClipSettings, recompute_old_logprobs: bool = False, tis_cap: float | None = None,
+                 share_prompts: bool = True, attention: str | None = None, clip: ClipSettings, recompute_old_logprobs: bool = False, tis_cap: float | None = None,
                  device: str = "cpu", seed: int = 0, torch_threads: int | None = None) -> None:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -129,6 +129,9 @@ class PolicyTrainer:
         if reference_path is not None and clip.kl_beta > 0:
             self.reference = AutoModelForCausalLM.from_pretrained(reference_path, dtype=torch.float32).to(self.device)
             self.reference.eval().requires_grad_(False)
+            if attention is not None:
+                self.reference.set_attn_implementation(attention)
+        self.attention = attention
         self.clip = clip
         if tis_cap is not None and not recompute_old_logprobs:
             raise ValueError("tis_cap needs recompute_old_logprobs=True: the weights compare the trainer's "
@@ -172,6 +175,24 @@ class PolicyTrainer:
         micro-batch's loss is already weighted over the whole batch.
         """
         self.model.train()
+        with self._training_attention():
+            return self._accumulate(batch)
+
+    @contextlib.contextmanager
+    def _training_attention(self):
+        """The trainer's attention kernel for its own passes only: a colocated generator shares `self.model`
+        and keeps the kernel it was loaded with (a switch is a config flag, about 1 us)."""
+        loaded = self.model.config._attn_implementation
+        if self.attention is None or self.attention == loaded:
+            yield
+            return
+        self.model.set_attn_implementation(self.attention)
+        try:
+            yield
+        finally:
+            self.model.set_attn_implementation(loaded)
+
+    def _accumulate(self, batch: dict[str, np.ndarray]) -> dict[str, float]:
         tokens = float(batch["completion_mask"].sum())
         metrics = {"loss": 0.0, "kl": 0.0, "clip_fraction": 0.0, "trained_tokens": int(tokens), "micro_batches": 0}
         if self.recompute_old_logprobs:

@@ -49,6 +49,17 @@ def test_the_budget_and_checkpointing_bound_what_grows_with_the_batch() -> None:
     assert total("grpo.kl_beta=0.0") < total("grpo.kl_beta=0.04")
 
 
+def test_eager_attention_counts_its_stored_attention_weights() -> None:
+    """Eager attention keeps [rows, heads, L, L] softmax weights per layer: gsm8k (16,384 tokens a micro-batch,
+    rows of 512 + 1,024 tokens, 16 heads, 28 layers checkpointed to one) grows by 6 bytes x 16,384 x 16 x 1,536."""
+    arch = architecture_of("Qwen/Qwen3-1.7B-Base")
+    sdpa = estimate_training_memory(load_config("gsm8k"), arch)
+    eager = estimate_training_memory(load_config("gsm8k", ["training.trainer_attention=eager"]), arch)
+    row = 512 + load_config("gsm8k").sampling.max_new_tokens
+    assert eager.parts["attention weights (eager)"] == 6 * 16_384 * arch.num_attention_heads * row
+    assert "attention weights (eager)" not in sdpa.parts and eager.total > sdpa.total
+
+
 def test_an_unknown_model_is_reported_and_training_goes_on() -> None:
     config = load_config("gsm8k")
     with pytest.raises(ValueError, match="KNOWN_ARCHITECTURES"):
