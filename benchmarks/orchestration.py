@@ -28,7 +28,9 @@ compare figures from the same invocation only.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -97,15 +99,35 @@ def run_direct(config: str, overrides: list[str]) -> dict:
 def run_prefect(config: str, overrides: list[str]) -> dict:
     from flows.train_and_eval import train_and_eval
 
-    return {"run_dir": train_and_eval(config, overrides)["run_dir"]}
+    result = train_and_eval(config, overrides)
+    return {"run_dir": result["run_dir"], "phases": result["seconds"]}
 
 
-def measure_one(mode: str, config: str, overrides: list[str], env: dict[str, str]) -> float:
-    """Wall time of one mode in a fresh process (from the start of the process to its end)."""
+def tree_cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a live process and its live descendants (the Prefect server's workers)."""
+    import psutil
+
+    total = 0.0
+    root = psutil.Process(pid)
+    for process in [root, *root.children(recursive=True)]:
+        with contextlib.suppress(psutil.Error):
+            times = process.cpu_times()
+            total += times.user + times.system
+    return total
+
+
+def measure_one(mode: str, config: str, overrides: list[str], env: dict[str, str], server_pid: int) -> dict:
+    """Wall time of one mode in a fresh process (from its start to its end), and where the CPU went: the run
+    process itself (flow or direct calls, evaluations), its children (training, Ray) and the Prefect server
+    (which both modes leave running; only the Prefect mode talks to it)."""
+    server_before = tree_cpu_seconds(server_pid)
     started = time.perf_counter()
-    subprocess.run([sys.executable, __file__, "_run", mode, config, *overrides], cwd=REPO, env=env, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    out = subprocess.run([sys.executable, __file__, "_run", mode, config, *overrides], cwd=REPO, env=env,
+                         check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
+    wall = time.perf_counter() - started
+    result = json.loads(out.strip().splitlines()[-1])
+    return {"wall": wall, **result["cpu_seconds"], **({"phases": result["phases"]} if "phases" in result else {}),
+            "server": tree_cpu_seconds(server_pid) - server_before}
 
 
 def overhead(args: argparse.Namespace) -> None:
@@ -119,12 +141,16 @@ def overhead(args: argparse.Namespace) -> None:
     print(f"local Prefect server healthy in {time.perf_counter() - t0:.1f} s (not counted below)")
     try:
         # Warm-up (not timed): builds the tiny model and caches the data once for both modes.
-        measure_one("direct", args.config, overrides, server.env)
+        measure_one("direct", args.config, overrides, server.env, server.process.pid)
         times: dict[str, list[float]] = {"direct": [], "prefect": []}
         for _ in range(args.repeats):
             for mode in ("direct", "prefect"):
-                times[mode].append(measure_one(mode, args.config, overrides, server.env))
-                print(f"  {mode:<8} {times[mode][-1]:7.1f} s")
+                m = measure_one(mode, args.config, overrides, server.env, server.process.pid)
+                times[mode].append(m["wall"])
+                print(f"  {mode:<8} {m['wall']:7.1f} s wall; CPU s: run process {m['self']:.1f}, training and "
+                      f"its children {m['children']:.1f}, Prefect server {m['server']:.1f}", flush=True)
+                if "phases" in m:
+                    print("           flow phases (s): " + ", ".join(f"{k} {v:.1f}" for k, v in m["phases"].items()))
     finally:
         server.stop()
     direct, prefect = statistics.median(times["direct"]), statistics.median(times["prefect"])
@@ -190,6 +216,8 @@ def main() -> None:
     if len(sys.argv) > 2 and sys.argv[1] == "_run":
         mode, config, overrides = sys.argv[2], sys.argv[3], sys.argv[4:]
         result = (run_direct if mode == "direct" else run_prefect)(config, overrides)
+        own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        result["cpu_seconds"] = {"self": own.ru_utime + own.ru_stime, "children": children.ru_utime + children.ru_stime}
         print(json.dumps(result))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

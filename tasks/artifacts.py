@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import re
+import time
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -87,15 +88,23 @@ def publish_run_links(run_name: str, run_dir: str) -> None:
 
 
 class Progress:
-    """A progress artifact updated as work advances (0-100 in the UI)."""
+    """A progress artifact updated as work advances (0-100 in the UI).
 
-    def __init__(self, key: str, description: str) -> None:
-        self.description = description
+    An update is an API call (and a database write on the server, which
+    shares the machine with the work it reports): it is sent when the
+    percentage has moved by at least 1 and `min_interval_s` has passed since
+    the last one, and always at 100. A 300-step run on 2 cores took 100
+    updates at 1 % each; a person watching the UI needs one every few seconds.
+    """
+
+    def __init__(self, key: str, description: str, min_interval_s: float = 5.0) -> None:
+        self.description, self.min_interval_s = description, min_interval_s
         self.artifact_id = create_progress_artifact(0.0, key=key, description=description)
-        self.last = 0.0
+        self.last, self._sent_at = 0.0, time.monotonic()
 
     def update(self, done: float, total: float, note: str | None = None) -> None:
         percent = max(0.0, min(100.0, 100.0 * done / total)) if total > 0 else 0.0
-        if percent - self.last >= 1.0 or percent == 100.0:
+        due = percent - self.last >= 1.0 and time.monotonic() - self._sent_at >= self.min_interval_s
+        if due or (percent == 100.0 and self.last < 100.0):
             update_progress_artifact(self.artifact_id, percent, description=note or self.description)
-            self.last = percent
+            self.last, self._sent_at = percent, time.monotonic()

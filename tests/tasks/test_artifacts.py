@@ -45,3 +45,35 @@ def test_run_names_and_artifact_keys_are_readable() -> None:
 
     assert config_run_name("configs/tiny-arith.yaml", datetime(2026, 11, 23, 18, 45, 1)) == "tiny-arith-20261123-184501"
     assert artifact_key("tiny-arith_20261123.1845", "base", "results") == "tiny-arith-20261123-1845-base-results"
+
+
+def test_progress_is_sent_at_most_every_interval_and_always_at_the_end(prefect_harness: str) -> None:
+    """Each update is an API call and a database write on a server that shares the cores with the work it reports:
+    a fast loop of 300 steps sends the first percentages it crosses per interval, then 100 %."""
+    import time
+
+    from prefect import flow, get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+    from tasks.artifacts import Progress
+
+    sent: list[float] = []
+
+    @flow
+    def loop() -> None:
+        progress = Progress("progress-throttle-test", "a fast loop", min_interval_s=0.2)
+        started = time.monotonic()
+        for step in range(1, 301):
+            time.sleep(0.002)
+            before = progress.last
+            progress.update(step, 300)
+            if progress.last != before:
+                sent.append(time.monotonic() - started)
+
+    loop()
+    assert 2 <= len(sent) < 50, sent  # not one update per percent (100)
+    assert all(b - a >= 0.2 for a, b in zip(sent, sent[1:-1]))
+    with get_client(sync_client=True) as client:
+        artifact, = client.read_artifacts(artifact_filter=ArtifactFilter(
+            key=ArtifactFilterKey(any_=["progress-throttle-test"])))
+    assert artifact.data == 100.0
