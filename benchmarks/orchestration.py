@@ -11,7 +11,10 @@ checkpoint as it appears beside training (one at a time, as the flow does
 on CPU), build the report. The Prefect mode runs the
 `train-and-eval` flow against a local server started beforehand (as after
 `make up`); the server's start-up is reported separately. Target: overhead
-<= 3 % of the direct wall time.
+<= 3 % of the direct wall time. Each measurement also prints where the CPU
+went (the run process, its training subprocess, the server) and, through
+Prefect, the flow's own phase timings: on 2 shared cores, CPU the server or
+the flow process spends during training slows training itself.
 
 latency: a local server, the `eval-checkpoint/on-arrival` deployment with its
 trigger, and a process worker polling every second
