@@ -67,6 +67,7 @@ def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: 
                     poll_seconds: float) -> dict[str, Any]:
     seconds: dict[str, float] = {}
     with _timed(seconds, "setup"):
+        gpus = discover_gpus()  # logs and publishes which GPUs are usable, and which are excluded and why
         cache_config_datasets(cfg)
     with _timed(seconds, "model"):
         base_model = prepare_model(cfg.model.name_or_path, cfg.storage.root, cfg.storage.endpoint_url)
@@ -76,15 +77,12 @@ def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: 
 
     watcher = CheckpointWatcher(run_dir)
     sync = RunSync(run_dir, cfg.storage) if cfg.storage.sync_runs else None
-    # Training starts first: it is the critical path; what only the evaluations need comes beside it.
-    with training_in_background(config, overrides, run_dir, run_name) as training:
-        started = time.perf_counter()
-        gpus = discover_gpus()  # logs and publishes which GPUs are usable, and which are excluded and why
-        with ConcurrentEvals(eval_checkpoint, eval_slots(len(gpus["usable"]), training_gpus(cfg))) as evals:
-            if evaluate_base:  # beside training, not after it
-                evals.submit("base", base_model, cfg.evaluation.benchmarks, limit=cfg.evaluation.limit,
-                             evals_root=str(Path(run_dir) / "evals"), store_root=cfg.storage.root,
-                             batch_size=cfg.evaluation.batch_size, backend=cfg.evaluation.backend, run=run_name)
+    with ConcurrentEvals(eval_checkpoint, eval_slots(len(gpus["usable"]), training_gpus(cfg))) as evals:
+        if evaluate_base:  # beside training, not after it
+            evals.submit("base", base_model, cfg.evaluation.benchmarks, limit=cfg.evaluation.limit,
+                         evals_root=str(Path(run_dir) / "evals"), store_root=cfg.storage.root,
+                         batch_size=cfg.evaluation.batch_size, backend=cfg.evaluation.backend, run=run_name)
+        with _timed(seconds, "training"), training_in_background(config, overrides, run_dir, run_name) as training:
             while not training.state.is_final():
                 training.wait(timeout=poll_seconds)
                 for checkpoint in watcher.new_checkpoints():
@@ -92,11 +90,10 @@ def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: 
                     if sync:
                         sync.start()
             training.result()
-            seconds["training"] = time.perf_counter() - started
-            with _timed(seconds, "evals after training"):
-                for checkpoint in watcher.new_checkpoints():  # the final checkpoint, published as training ended
-                    evals.submit_checkpoint(checkpoint)
-                summaries, failed = evals.wait()
+        with _timed(seconds, "evals after training"):
+            for checkpoint in watcher.new_checkpoints():  # the final checkpoint, published as training ended
+                evals.submit_checkpoint(checkpoint)
+            summaries, failed = evals.wait()
     seconds["evaluations (beside training)"] = sum(evals.seconds.values())
     with _timed(seconds, "report"):
         report = publish_report(run_dir, run_name, summaries)
