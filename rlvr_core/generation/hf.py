@@ -1,13 +1,14 @@
-"""Transformers backend: batched `generate` with left padding and a KV cache, on CPU or one GPU.
+"""Transformers backend: batched sampling with left padding and a KV cache, on CPU or one GPU.
 
 Covers: n samples per prompt (each prompt prefilled once, its KV cache gathered
 per sample), greedy (temperature 0),
 seeded sampling with one `torch.Generator` per sample (its seed from
 `SamplingParams.sample_seeds`), so a sample's randomness does not depend on
 the other prompts of its call or on its row in the batch; stop strings, eos,
-raw-model log-probs taken from `generate`'s unprocessed logits (no second
+raw-model log-probs taken from the logits that chose each token (no second
 forward pass; see benchmarks/generation.py for the cost of one), and in-place
-weight updates. Does not cover: multi-GPU, beam search, or sampling that is
+weight updates. The token loop is `decode.py`'s, not `model.generate`: the
+same tokens for far less per-token overhead on small models. Does not cover: multi-GPU, beam search, or sampling that is
 bit-identical across different `batch_size` settings (padding changes the
 float rounding of the logits, not the random draws).
 """
@@ -15,13 +16,16 @@ float rounding of the logits, not the random draws).
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from rlvr_core.generation.base import FinishReason, Generation, SamplingParams
 
 if TYPE_CHECKING:
     import torch
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
+    from transformers.generation.stopping_criteria import StopStringCriteria
+
+    from rlvr_core.generation.decode import ChooseTokens
 
 log = logging.getLogger(__name__)
 
@@ -134,46 +138,40 @@ class HFBackend:
                         params: SamplingParams, seeds: list[int]) -> list[Generation]:
         import torch
 
+        from rlvr_core.generation.decode import decode
+
         position = {p: k for k, p in enumerate(dict.fromkeys(p for p, _ in rows))}  # prompt -> its batch row
         batch = self.tokenizer([prompts[p] for p in position], return_tensors="pt", padding=True,
                                add_special_tokens=False).to(self.device)
         group = torch.tensor([position[p] for p, _ in rows], device=self.device)
-        ids, mask = batch["input_ids"][group], batch["attention_mask"][group]
-        width = ids.shape[1]
-        shared = _prefilled_prompts(model, batch["input_ids"], batch["attention_mask"], group)
-        result = model.generate(input_ids=ids, attention_mask=mask, **shared, **self._generate_kwargs(params, seeds))
-        completions = result.sequences[:, width:].tolist()                      # [B, steps]
-        logits = torch.stack(result.logits, dim=1).float()                      # [B, steps, V]
-        chosen = result.sequences[:, width:].unsqueeze(-1)                      # [B, steps, 1]
-        logprobs = (logits.log_softmax(-1).gather(-1, chosen).squeeze(-1)).tolist()  # [B, steps]
+        decoded = decode(model, batch["input_ids"], batch["attention_mask"], group,
+                         max_new_tokens=params.max_new_tokens, choose=self._chooser(params, seeds),
+                         eos_ids=self._eos_ids, pad_id=self.tokenizer.pad_token_id, stop=self._stop_criteria(params))
+        completions, logprobs = decoded.tokens.tolist(), decoded.logprobs.tolist()      # [B, steps]
+        prompt_ids = [ids[m.bool()].tolist() for ids, m in zip(batch["input_ids"], batch["attention_mask"])]
         gens = []
         for i, (prompt_index, sample_index) in enumerate(rows):
-            prompt_ids = ids[i][mask[i].bool()].tolist()
             token_ids, text, reason = self._finish(completions[i], params.stop)
             gens.append(Generation(prompt_index=prompt_index, sample_index=sample_index,
-                                   prompt_token_ids=prompt_ids, token_ids=token_ids, text=text,
+                                   prompt_token_ids=prompt_ids[position[prompt_index]], token_ids=token_ids, text=text,
                                    logprobs=logprobs[i][:len(token_ids)], finish_reason=reason,
                                    weight_version=self.weight_version))
         return gens
 
-    def _generate_kwargs(self, params: SamplingParams, seeds: list[int]) -> dict[str, Any]:
-        """Every decoding knob set explicitly, so a checkpoint's generation_config.json cannot change sampling.
+    def _chooser(self, params: SamplingParams, seeds: list[int]) -> "ChooseTokens":
+        """Greedy argmax, or each row's draw from its own generator (`RowSampler`)."""
+        if params.greedy:
+            return lambda logits: logits.argmax(dim=-1)
+        return RowSampler(seeds, self.device, params.temperature, params.top_p, params.max_new_tokens)
 
-        `generate` always decodes greedily here: sampling happens in `RowSampler`, which turns each row's
-        logits into a draw from that row's own generator (transformers' sampler has one global stream).
-        """
-        kwargs: dict[str, Any] = dict(
-            max_new_tokens=params.max_new_tokens, min_new_tokens=0, num_beams=1, use_cache=True,
-            eos_token_id=sorted(self._eos_ids), pad_token_id=self.tokenizer.pad_token_id,
-            return_dict_in_generate=True, output_logits=True, repetition_penalty=1.0,
-            do_sample=False, temperature=None, top_p=None, top_k=None,
-        )
-        if not params.greedy:
-            sampler = RowSampler(seeds, self.device, params.temperature, params.top_p, params.max_new_tokens)
-            kwargs.update(logits_processor=[sampler])
-        if params.stop:
-            kwargs.update(stop_strings=list(params.stop), tokenizer=self.tokenizer)
-        return kwargs
+    def _stop_criteria(self, params: SamplingParams) -> "StopStringCriteria | None":
+        """transformers' `StopStringCriteria` for the stop strings (it matches token ends against the strings,
+        so a row finishes on the token that completes one); None without stop strings."""
+        if not params.stop:
+            return None
+        from transformers.generation.stopping_criteria import StopStringCriteria
+
+        return StopStringCriteria(self.tokenizer, list(params.stop))
 
     def _finish(self, ids: list[int], stop: tuple[str, ...]) -> tuple[list[int], str, FinishReason]:
         """Cut one completion at its first eos or stop string; the pad tokens generate adds after it go too."""
@@ -232,13 +230,13 @@ class HFBackend:
 
 
 class RowSampler:
-    """A logits processor that samples row i from its own `torch.Generator` seeded with `seeds[i]`.
+    """Draws row i's next token from its own `torch.Generator` seeded with `seeds[i]`.
 
     Gumbel-max in its exponential form: argmax(warped logits - log E), with
     E ~ Exp(1) drawn per token from the row's generator, is a draw from
     softmax(warped logits), where warped = temperature, then top-p, as
-    transformers' sampler applies them (no top-k). The greedy decoding step
-    after it picks exactly that draw. A -inf logit (cut by top-p) stays -inf.
+    transformers' warpers apply them (no top-k). A -inf logit (cut by top-p)
+    is never drawn.
 
     Each row's noise for the next several tokens is drawn in one call (up to
     `max_new_tokens`, as many as fit in `NOISE_BUDGET_BYTES` for the batch): one
@@ -259,10 +257,11 @@ class RowSampler:
         self.noise: "torch.Tensor | None" = None   # [B, k, V]: log E for the next k tokens
         self.used, self.left = 0, max_new_tokens
 
-    def __call__(self, input_ids: "torch.LongTensor", scores: "torch.FloatTensor") -> "torch.FloatTensor":
+    def __call__(self, logits: "torch.Tensor") -> "torch.Tensor":
+        """[B, V] raw logits of the next position -> [B] drawn token ids."""
         import torch
 
-        warped = self.warpers(input_ids, scores)                                           # [B, V]
+        warped = self.warpers(None, logits)                                                # [B, V]
         if self.noise is None or self.used == self.noise.shape[1]:
             rows, vocab = warped.shape
             ahead = max(1, min(self.left, self.NOISE_BUDGET_BYTES // (rows * vocab * warped.element_size())))
@@ -270,25 +269,7 @@ class RowSampler:
                                       for g in self.generators]).log_()                    # [B, k, V]
             self.used = 0
         self.used, self.left = self.used + 1, self.left - 1
-        return warped - self.noise[:, self.used - 1]                                         # [B, V]
-
-
-def _prefilled_prompts(model: "PreTrainedModel", ids: "torch.Tensor", mask: "torch.Tensor",
-                      group: "torch.Tensor") -> dict[str, Any]:
-    """`generate` kwargs that start row i from the KV cache of prompt `group[i]`, each distinct prompt computed once.
-
-    With n samples per prompt, `generate` would run every prompt n times through the model before the first
-    new token; here the distinct prompts but their last token go through once, their cache is gathered per
-    row, and `generate` computes only each row's last prompt token. Empty (a plain `generate`) when no prompt
-    repeats, or when a prompt has a single token (nothing to cache before it).
-    """
-    if len(group) == len(ids) or int(mask.sum(dim=1).min()) < 2:
-        return {}
-    cache = model(input_ids=ids[:, :-1], attention_mask=mask[:, :-1],
-                  position_ids=(mask[:, :-1].cumsum(dim=1) - 1).clamp(min=0), use_cache=True,
-                  logits_to_keep=1).past_key_values
-    cache.batch_select_indices(group)
-    return {"past_key_values": cache}
+        return (warped - self.noise[:, self.used - 1]).argmax(dim=-1)                        # [B]
 
 
 def _eos_ids(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase") -> set[int]:
