@@ -4,14 +4,15 @@ the start of every session, so a reader of the rollouts knows how they were samp
 
 Reports and tests read these files (never log text). Durability: appends
 are flushed to the OS at once (so they survive a kill -9 of the trainer) and
-fsynced once per step by `sync()` (so they survive a power cut up to the last
-finished step). Measured on the 2-core dev box under load, tiny-arith's rows
-(128 rollouts per step): +10 to +18 ms per step for per-step fsync, +0.4 to
-+0.8 s per step for per-line fsync (the step itself takes ~0.5 s); a
-checkpoint needs only whole steps. After a crash a file holds whole lines plus
-at most one torn last line. Readers drop that torn line; a malformed line
-anywhere else is damage a crash cannot cause and raises `CorruptJsonlError`
-naming the file and line.
+fsynced by `sync()` before each checkpoint (so a power cut never leaves a
+checkpoint whose steps are missing from the trace). Rows written after the
+last checkpoint may be lost to a power cut, and nothing is lost by that: a
+resume cuts them away anyway. Measured on the 2-core dev box, tiny-arith's
+rows (128 rollouts per step): +10 to +18 ms per step for per-step fsync (a
+tenth of a ~0.2 s step, so it is not done), +0.4 to +0.8 s for per-line fsync.
+After a crash a file holds whole lines plus at most one torn last line. Readers
+drop that torn line; a malformed line anywhere else is damage a crash cannot
+cause and raises `CorruptJsonlError` naming the file and line.
 
 On resume, rows of steps after the checkpoint being resumed (and the torn
 line) are cut away first, so every step appears once; a run restarted from
@@ -72,7 +73,7 @@ class TraceWriter:
         self._unsynced.add(name)
 
     def sync(self) -> None:
-        """fsync every file appended to since the last sync (called once per step, before any checkpoint)."""
+        """fsync every file appended to since the last sync (called before each checkpoint, and by `close`)."""
         for name in sorted(self._unsynced):
             os.fsync(self._handles[name].fileno())
         self._unsynced.clear()
