@@ -3,16 +3,22 @@
 Same: the warmed-up tiny model, `arith` train prompts ("{prompt}\\n"), reward
 1/0 from our math verifier, 16 prompts x 8 completions per step, 8 new
 tokens, temperature 1, lr 1e-4 constant, KL beta 0.04, loss `grpo`, one
-update per batch. Ours runs `--steps` steps in each `--layouts` (split: a
-trainer actor and a rollout actor with weight sync; colocated: one actor,
-one copy of the weights; both with the verifier pool); TRL then gets the
-training-loop wall time of the first layout (a callback stops it). All
-final policies are scored with the same greedy held-out accuracy on arith test.
+update per batch. Ours runs `--steps` steps in each of `--layouts`:
+replicas (the tiny-arith default: two colocated replicas on one thread each,
+each sampling and training half of every step, gradients summed), colocated
+(one actor on two threads, one copy of the weights), split (a trainer actor
+and a rollout actor with weight sync), all with the verifier pool. TRL then
+gets the training-loop wall time of the first layout (a callback stops it).
+All final policies are scored with the same greedy held-out accuracy on
+arith test.
 
-Prints samples/s (completions generated and trained per second of training
-loop, start-up excluded and reported apart) and held-out accuracy for each,
-and the throughput ratio. Run:
-    .venv/bin/python benchmarks/grpo_vs_trl.py --steps 60 --seeds 0 [--layouts split colocated]
+Prints samples/s and held-out accuracy for each, and the throughput ratio.
+samples/s is measured the same way for both: completions generated and
+trained per second of wall time from the end of the first step to the end of
+the last (so start-up and the first step's warm-up are left out of both, and
+everything each loop does per step, logging and trace files included, is in).
+Run:
+    .venv/bin/python benchmarks/grpo_vs_trl.py --steps 60 --seeds 0 1 2 [--layouts replicas colocated split]
 """
 
 from __future__ import annotations
@@ -29,6 +35,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 PROMPTS, GROUP, MAX_NEW, LR, BETA = 16, 8, 8, 1e-4, 0.04
+LAYOUTS = {  # config overrides of each layout of ours
+    "replicas": ["training.data_parallel=2", "training.torch_threads=1"],
+    "colocated": ["training.data_parallel=1", "training.torch_threads=2", "training.colocate=true"],
+    "split": ["training.data_parallel=1", "training.torch_threads=2", "training.colocate=false"],
+}
 
 
 def heldout_accuracy(model, tokenizer, n: int) -> float:
@@ -50,15 +61,22 @@ def run_ours(model_dir: Path, steps: int, seed: int, workdir: Path, n_eval: int,
         f"training.max_steps={steps}", "training.eval_every=0", f"checkpointing.every_steps={steps}",
         f"sampling.prompts_per_step={PROMPTS}", f"sampling.group_size={GROUP}", f"sampling.max_new_tokens={MAX_NEW}",
         f"training.learning_rate={LR}", f"grpo.kl_beta={BETA}", "grpo.loss=grpo", "training.lr_schedule=constant",
-        f"training.colocate={layout == 'colocated'}"])
-    started = time.perf_counter()
-    result = train(config, run_dir=workdir / f"ours-{layout}-{seed}")
-    total = time.perf_counter() - started
-    loop = sum(s["seconds"]["total"] for s in read_trace(result.run_dir) if s["step"] > 0)
+        *LAYOUTS[layout]])
+    started, step_ends = time.perf_counter(), []
+    result = train(config, run_dir=workdir / f"ours-{layout}-{seed}",
+                   step_hooks=[lambda record: step_ends.append(time.perf_counter())])
+    first_step = next(s["seconds"]["total"] for s in read_trace(result.run_dir) if s["step"] == 1)
+    loop = step_ends[-1] - step_ends[0] + first_step
     model = AutoModelForCausalLM.from_pretrained(result.final_checkpoint)
     tokenizer = AutoTokenizer.from_pretrained(result.final_checkpoint)
-    return {"impl": f"ours-{layout}", "seed": seed, "steps": steps, "loop_s": loop, "startup_s": total - loop,
-            "samples_per_s": steps * PROMPTS * GROUP / loop, "heldout": heldout_accuracy(model, tokenizer, n_eval)}
+    return {"impl": f"ours-{layout}", "seed": seed, "steps": steps, "loop_s": loop,
+            "startup_s": step_ends[0] - first_step - started, "samples_per_s": steady_rate(step_ends),
+            "heldout": heldout_accuracy(model, tokenizer, n_eval)}
+
+
+def steady_rate(step_ends: list[float]) -> float:
+    """Samples per second from the end of the first step to the end of the last."""
+    return (len(step_ends) - 1) * PROMPTS * GROUP / (step_ends[-1] - step_ends[0])
 
 
 def run_trl(model_dir: Path, budget_s: float, seed: int, workdir: Path, n_eval: int) -> dict:
@@ -78,14 +96,14 @@ def run_trl(model_dir: Path, budget_s: float, seed: int, workdir: Path, n_eval: 
 
     class WallClock(TrainerCallback):
         def __init__(self):
-            self.start, self.steps = None, 0
+            self.start, self.step_ends = None, []
 
         def on_train_begin(self, args, state, control, **kw):
             self.start = time.perf_counter()
 
         def on_step_end(self, args, state, control, **kw):
-            self.steps = state.global_step
-            if time.perf_counter() - self.start >= budget_s:
+            self.step_ends.append(time.perf_counter())
+            if self.step_ends[-1] - self.start >= budget_s:
                 control.should_training_stop = True
 
     started = time.perf_counter()
@@ -100,10 +118,22 @@ def run_trl(model_dir: Path, budget_s: float, seed: int, workdir: Path, n_eval: 
     trainer = GRPOTrainer(model=model, reward_funcs=reward, args=args, train_dataset=data,
                           processing_class=tokenizer, callbacks=[clock])
     trainer.train()
-    loop = time.perf_counter() - clock.start
-    return {"impl": "trl", "seed": seed, "steps": clock.steps, "loop_s": loop, "startup_s": clock.start - started,
-            "samples_per_s": clock.steps * PROMPTS * GROUP / loop,
+    return {"impl": "trl", "seed": seed, "steps": len(clock.step_ends), "loop_s": clock.step_ends[-1] - clock.start,
+            "startup_s": clock.start - started, "samples_per_s": steady_rate(clock.step_ends),
             "heldout": heldout_accuracy(trainer.model.eval(), tokenizer, n_eval)}
+
+
+def summary(impl: str, rows: list[dict], base: float) -> str:
+    """Means over the seeds: samples/s and its ratio to TRL's, and held-out accuracy after the same wall time."""
+    from statistics import mean
+
+    ours = [r for r in rows if r["impl"] == impl]
+    trl = [next(t for t in rows if t["impl"] == "trl" and t["seed"] == r["seed"]) for r in ours]
+    ratios = [o["samples_per_s"] / t["samples_per_s"] for o, t in zip(ours, trl)]
+    return (f"mean over {len(ours)} seed(s): {impl} {mean(r['samples_per_s'] for r in ours):.1f} samples/s vs TRL "
+            f"{mean(t['samples_per_s'] for t in trl):.1f} = {mean(ratios):.2f}x (per seed: "
+            f"{', '.join(f'{x:.2f}' for x in ratios)}); held-out {mean(r['heldout'] for r in ours):.3f} vs TRL "
+            f"{mean(t['heldout'] for t in trl):.3f} (start {base:.3f})")
 
 
 def main() -> None:
@@ -111,7 +141,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=60, help="our training steps; TRL gets the same loop time")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--eval-problems", type=int, default=500)
-    parser.add_argument("--layouts", nargs="+", choices=["split", "colocated"], default=["split", "colocated"],
+    parser.add_argument("--layouts", nargs="+", choices=list(LAYOUTS), default=["replicas", "colocated"],
                         help="our trainer layouts to run (TRL gets the first one's loop time)")
     parser.add_argument("--out", type=Path, default=None, help="write the rows as JSON here")
     args = parser.parse_args()
@@ -141,6 +171,8 @@ def main() -> None:
             print(f"seed {seed}: {o['impl']} {o['samples_per_s']:.1f} samples/s, held-out {o['heldout']:.3f} | "
                   f"TRL {t['samples_per_s']:.1f} samples/s, held-out {t['heldout']:.3f} | "
                   f"throughput ratio {o['samples_per_s'] / t['samples_per_s']:.2f}x (start {base:.3f})")
+    for impl in dict.fromkeys(r["impl"] for r in rows if r["impl"] != "trl"):
+        print(summary(impl, rows, base))
     if args.out:
         args.out.write_text(json.dumps({"start_heldout": base, "rows": rows}, indent=2))
 

@@ -29,8 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n  python -m flows.demo\n  python -m flows.demo --max-steps 40\n"
                "  python -m flows.demo --override training.learning_rate=5e-5 --override run.seed=1\n"
-               "  python -m flows.demo --override training.generation_backend=vllm --override evaluation.backend=vllm"
-               "   # vLLM (CPU build) rollouts and evaluations",
+               "  python -m flows.demo --config tiny-arith-vllm   # vLLM (CPU build) rollouts and evaluations",
     )
     parser.add_argument("--config", default="tiny-arith", help="config name in configs/ or a path (default: tiny-arith)")
     parser.add_argument("--max-steps", type=int, default=None, help="GRPO steps (default: the config's training.max_steps)")

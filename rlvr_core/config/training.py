@@ -87,6 +87,12 @@ class TrainingConfig(Section):
                           "backend, one rollout worker). None: colocated wherever that holds (half the weight "
                           "memory, no sync; as fast as split on the tiny CPU model); false: a trainer actor plus "
                           "rollout_workers actors.")
+    data_parallel: int = Field(
+        1, ge=1, le=64,
+        description="Colocated trainer replicas: each samples and trains on its share of every step's prompts, and "
+                    "their gradients are summed before each update, so all apply the same one (grpo/data_parallel"
+                    ".py). On CPU, 2 single-threaded replicas (torch_threads: 1) run a tiny-model step 1.3x faster "
+                    "than one replica on 2 threads. CPU only (gloo), colocated layout only.")
     sync_every: int = Field(1, ge=1, le=MAX_STEPS, description="Push trainer weights to rollout workers every N optimizer steps.")
     max_staleness: int = Field(
         0, ge=0, le=MAX_STEPS,
@@ -124,13 +130,16 @@ class TrainingConfig(Section):
     eval_split: Text = Field("test", description="Split of `eval_dataset` used as the held-out set.")
     eval_problems: int = Field(200, ge=1, le=20000, description="Held-out problems per measurement (the split's first N).")
     samples_per_step: int = Field(4, ge=0, le=1000, description="Prompt/completion/reward examples written to samples.jsonl per step.")
-    plot_every: int = Field(10, ge=1, le=MAX_STEPS, description="Redraw reward_curve.png every N steps (and at the end).")
+    plot_every: int = Field(
+        50, ge=1, le=MAX_STEPS,
+        description="Redraw reward_curve.png and RESULTS.md every N steps (and at the end). A redraw takes ~0.15 s "
+                    "of the driver's CPU: every 10 steps that was 5% of a tiny-model run on 2 cores.")
 
     @model_validator(mode="after")
     def validate_rules(self) -> "TrainingConfig":
         """Rules across the schedule fields; every broken one is reported."""
-        raise_violations([self._staleness_problem(), self._warmup_problem(),
-                          self._eval_set_problem(), self._placement_problem(), self._colocate_problem()])
+        raise_violations([self._staleness_problem(), self._warmup_problem(), self._eval_set_problem(),
+                          self._placement_problem(), self._colocate_problem(), self._data_parallel_problem()])
         return self
 
     def _placement_problem(self) -> Violation | None:
@@ -138,19 +147,26 @@ class TrainingConfig(Section):
         if self.ray_num_cpus is None or self.ray_address is not None:
             return None
         per_actor = {"cuda": 1.0, "cpu": self.actor_cpus}.get(self.device, min(1.0, self.actor_cpus))  # see actors.py
-        need = per_actor * (1 if self.colocated else 1 + self.rollout_workers)
+        actors = self.data_parallel if self.colocated else 1 + self.rollout_workers
+        need = per_actor * actors
         if need <= self.ray_num_cpus:
             return None
+        who = (f"the {actors} colocated trainer replica(s)" if self.colocated else
+               f"the trainer and {self.rollout_workers} rollout actor(s)")
         return Violation("ray_num_cpus", self.ray_num_cpus,
-                         f"is below the {need:g} CPUs that the trainer and {self.rollout_workers} rollout actor(s) "
-                         f"ask for ({per_actor:g} each), so they could not all start",
-                         f"set training.ray_num_cpus >= {need:g}, or lower training.actor_cpus or "
-                         f"training.rollout_workers")
+                         f"is below the {need:g} CPUs that {who} ask for ({per_actor:g} each), so they could not all "
+                         f"start", f"set training.ray_num_cpus >= {need:g}, or lower training.actor_cpus or "
+                         f"training.{'data_parallel' if self.colocated else 'rollout_workers'}")
 
     @property
     def colocated(self) -> bool:
         """Whether training runs colocated: `colocate` when set, else wherever it can (see the field)."""
         return self._can_colocate() if self.colocate is None else self.colocate
+
+    @property
+    def generators(self) -> int:
+        """Actors that sample rollouts: the colocated replicas, or the rollout workers of the split layout."""
+        return self.data_parallel if self.colocated else self.rollout_workers
 
     def _can_colocate(self) -> bool:
         return self.generation_backend == "hf" and self.rollout_workers == 1
@@ -163,6 +179,20 @@ class TrainingConfig(Section):
                          f"{self.generation_backend} and {self.rollout_workers}): the colocated trainer generates "
                          f"with its own transformers model, in one process",
                          "set training.colocate: false to use vLLM or several rollout workers")
+
+    def _data_parallel_problem(self) -> Violation | None:
+        """Replicas are colocated trainers summing gradients over gloo: CPU and the colocated layout only."""
+        if self.data_parallel == 1:
+            return None
+        if not self.colocated:
+            return Violation("data_parallel", self.data_parallel, "needs the colocated layout (generation_backend hf, "
+                             "rollout_workers 1, colocate not false): each replica samples with its own weights",
+                             "set training.data_parallel: 1, or use the colocated layout")
+        if self.device == "cuda":
+            return Violation("data_parallel", self.data_parallel, "runs on CPU only (gradients are summed over "
+                             "gloo); data parallelism across GPUs (NCCL) is not implemented",
+                             "set training.data_parallel: 1 on GPU, or training.device: cpu")
+        return None
 
     def _eval_set_problem(self) -> Violation | None:
         """A named held-out set must exist (the default, data.train.0, is checked by ExperimentConfig)."""

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rlvr_core.config import ExperimentConfig
+    from rlvr_core.grpo.replicas import TrainerReplicas
     from rlvr_core.grpo.weights import WeightPayload
 
 
@@ -33,7 +33,8 @@ class ServesRollouts:
         from rlvr_core.generation import SamplingParams
 
         with self._generation_context():
-            return [asdict(g) for g in self.backend.generate(prompts, SamplingParams(**params))]
+            # A shallow dict per sample: `dataclasses.asdict` deep-copies every list (6 ms for 128 samples).
+            return [dict(vars(g)) for g in self.backend.generate(prompts, SamplingParams(**params))]
 
     def episodes(self, problems: list[Any], params: dict[str, Any]) -> list[dict[str, Any]]:
         """Multi-turn datasets: `params["n"]` episodes per problem, played here (model turns and tool calls)
@@ -102,22 +103,29 @@ def trainer_options(config: "ExperimentConfig", reference_path: str | None) -> d
         device=t.device, seed=config.run.seed, torch_threads=t.torch_threads)
 
 
-def start_trainer(config: "ExperimentConfig", model_path: str, reference_path: str):
+def start_trainer(config: "ExperimentConfig", model_path: str, reference_path: str) -> "TrainerReplicas":
     """Create the trainer actor (policy from `model_path`, frozen reference from `reference_path`); with
-    `training.colocate` it is a `ColocatedTrainer`, which also serves as the only rollout worker."""
+    `training.colocate` it is a `ColocatedTrainer`, which also serves as the only rollout worker, and with
+    `training.data_parallel: N` there are N of them, each a rollout worker, joined in one gradient group."""
     import ray
 
     from rlvr_core.grpo.colocated import ColocatedTrainer
+    from rlvr_core.grpo.replicas import start_replicas
     from rlvr_core.grpo.trainer import PolicyTrainer
 
     t = config.training
+    resources = actor_resources(config)
+    if t.data_parallel > 1 and resources["num_gpus"]:
+        raise ValueError(f"training.data_parallel={t.data_parallel} runs on CPU only, but device={t.device!r} "
+                         f"found a GPU. Fix: set training.device: cpu, or training.data_parallel: 1")
     options = trainer_options(config, reference_path)
     cls: type = PolicyTrainer
     if t.colocated:
         cls = ColocatedTrainer
         options.update(generation_batch_size=t.generation_batch_size,
                        trust_remote_code=config.model.trust_remote_code)
-    return ray.remote(max_restarts=0, **actor_resources(config))(cls).remote(model_path, **options)
+    actor_class = ray.remote(max_restarts=0, **resources)(cls)
+    return start_replicas(actor_class, t.data_parallel, config.sampling.group_size, model_path, **options)
 
 
 def rollout_actor_name(run_name: str, slot: int, incarnation: int) -> str:
@@ -125,10 +133,11 @@ def rollout_actor_name(run_name: str, slot: int, incarnation: int) -> str:
     return f"rlvr-rollout-{run_name}-{slot}-{incarnation}"
 
 
-def rollout_factory(config: "ExperimentConfig", model_path: str, run_name: str, trainer: Any = None):
+def rollout_factory(config: "ExperimentConfig", model_path: str, run_name: str,
+                    trainers: "TrainerReplicas | None" = None):
     """A function (slot, incarnation) -> new rollout actor; the pool calls it to start and to restart workers.
 
-    Colocated (`trainer` given): the trainer actor is the one worker, and it has no restart (see colocated.py).
+    Colocated (`trainers` given): replica `slot` is worker `slot`, and it has no restart (see colocated.py).
     """
     import ray
 
@@ -139,7 +148,7 @@ def rollout_factory(config: "ExperimentConfig", model_path: str, run_name: str, 
             if incarnation:
                 raise RolloutWorkerError("the colocated trainer cannot be restarted without losing its optimizer "
                                          "state; resume the run from its last checkpoint (--resume RUN_DIR)")
-            return trainer
+            return trainers.actors[slot]
         return colocated
 
     t = config.training

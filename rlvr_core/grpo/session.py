@@ -92,8 +92,6 @@ class Session:
             ray.shutdown()
 
     def _setup(self) -> None:
-        import ray
-
         from rlvr_core.checkpoints import list_checkpoints, load_training_state
         from rlvr_core.data.loader import load_problems
         from rlvr_core.evaluation import sources  # noqa: F401  (eval-only datasets a held-out set may name)
@@ -127,12 +125,12 @@ class Session:
         self._check_memory(policy_path)  # before Ray and the actors: a config that cannot fit fails in seconds
         self.owns_ray = connect_ray(t.ray_address, num_cpus=t.ray_num_cpus)
         self._record_cluster()
-        self.trainer = start_trainer(cfg, policy_path, base_path)
-        self.pool = RolloutPool(rollout_factory(cfg, policy_path, self.run_dir.name, self.trainer), t.rollout_workers,
+        self.trainers = start_trainer(cfg, policy_path, base_path)
+        self.pool = RolloutPool(rollout_factory(cfg, policy_path, self.run_dir.name, self.trainers), t.generators,
                                 t.heartbeat_timeout_s, t.actor_start_timeout_s)
         self.pool.start()
         if state is not None:
-            ray.get(self.trainer.load_state.remote(state))
+            self.trainers.load_state(state)
         self.version = (state or {}).get("trainer_version", 0)
         self.pad_id = _pad_id(policy_path)
         # The engines hold model.dtype; with "auto" (fp32 on CPU, bf16 on GPU) fp32 is shipped, which either casts.
@@ -184,17 +182,16 @@ class Session:
             accuracy, seconds = self._evaluate()
             record = {"step": 0, "trainer_version": 0, "heldout_accuracy": accuracy, "seconds": {"eval": seconds}}
             self.trace.append("trace.jsonl", [record])
-            self.trace.sync()
         final = None
         while self.step < t.max_steps:
             record = self._train_one_step()
             if t.eval_every and (self.step % t.eval_every == 0 or self.step == t.max_steps):
                 record["heldout_accuracy"], record["seconds"]["eval"] = self._evaluate()
             self.trace.append("trace.jsonl", [record])
-            self.trace.sync()  # this step's rows in all three files are durable before any checkpoint of it
             for hook in step_hooks:
                 hook(record)
             if self.step % cfg.checkpointing.every_steps == 0 or self.step == t.max_steps:
+                self.trace.sync()  # the rows of every step up to this one are durable before its checkpoint
                 final = self._checkpoint(hooks)
             if self.step % t.plot_every == 0 or self.step == t.max_steps:
                 self._write_summaries()
@@ -204,8 +201,6 @@ class Session:
                            events=[*self.events, *self.pool.events])
 
     def _train_one_step(self) -> dict[str, Any]:
-        import ray
-
         cfg, t = self.config, self.config.training
         started = time.perf_counter()
         self.step += 1
@@ -221,10 +216,11 @@ class Session:
         kept = filter_groups(split.fresh, filter_zero_variance=cfg.grpo.filter_zero_variance)
         arrays = build_train_batch(kept.groups, self.algorithm, max_new_tokens=cfg.sampling.max_new_tokens,
                                    pad_token_id=self.pad_id, skip_overlong=cfg.grpo.skip_overlong)
-        update = self.trainer.train_step.remote(arrays)
+        update = self.trainers.submit_train_step(arrays)
         self._fill_pending(training_now=True)  # generation for later steps overlaps this update
-        metrics = ray.get(update)
+        self._log_samples(groups)  # written while the trainer updates
         self.version += 1
+        metrics = self.trainers.train_metrics(update, self.version)
         trained = time.perf_counter()
         if self.step % t.sync_every == 0 or self._eval_due() or self.step == t.max_steps:
             spot = self._sync()
@@ -251,7 +247,6 @@ class Session:
             "seconds": {"generate": generated - started, "verify": verified - generated,
                         "train": trained - verified, "sync": synced - trained, "total": synced - started},
         }
-        self._log_samples(groups)
         return record
 
     def _record_cluster(self) -> None:
@@ -285,7 +280,7 @@ class Session:
     def _submit(self, step: int) -> PendingBatch:
         """Requests for `step`'s prompts, with the stop strings and per-sample seeds of `sampling.py`."""
         cfg = self.config
-        s, workers, template = cfg.sampling, cfg.training.rollout_workers, cfg.data.prompt_template
+        s, workers, template = cfg.sampling, cfg.training.generators, cfg.data.prompt_template
         items = self.stream.take(s.prompts_per_step)
         requests = []
         for slot in range(workers):
@@ -326,29 +321,33 @@ class Session:
 
     def _sync(self) -> float | None:
         t = self.config.training
-        # Colocated: the generator already runs the trainer's weights. Split: shipped in the engine's dtype.
-        weights = None if t.colocated else self.trainer.get_weights.remote(self.engine_dtype)
-        self.pool.sync(weights, self.version)
+        if t.colocated:  # the generators are the trainers, whose versions and weights train_metrics checked
+            self.pool.weights = (None, self.version)
+        else:  # shipped in the engine's dtype
+            self.pool.sync(self.trainers.lead.get_weights.remote(self.engine_dtype), self.version)
         if not t.verify_sync_logprobs:
             return None
         prompts = [training_prompt(self.config.data.prompt_template, p)
                    for p in (self.heldout or [self.stream.problem(0)])[:SPOT_CHECK_PROMPTS]]
-        return self.pool.spot_check(self.trainer, prompts, self.config.sampling.max_new_tokens,
+        return self.pool.spot_check(self.trainers.lead, prompts, self.config.sampling.max_new_tokens,
                                     t.sync_logprob_tolerance)
 
     def _evaluate(self) -> tuple[float, float]:
-        """Held-out greedy accuracy of the weights the rollout workers hold (synced to the trainer's); a
-        multi-turn held-out set is played as greedy episodes, tools included."""
+        """Held-out greedy accuracy of the weights the rollout workers hold (synced to the trainer's), the set
+        split across the workers; a multi-turn held-out set is played as greedy episodes, tools included."""
         started = time.perf_counter()
         cfg = self.config
         params = {"max_new_tokens": cfg.sampling.max_new_tokens, "temperature": 0.0}
-        if self.heldout and environment_for(self.heldout[0]) is not None:
-            request = self.pool.submit(0, list(self.heldout), params, method="episodes")
-        else:  # one dataset (training.eval_dataset), so one set of stop strings
-            template = cfg.data.prompt_template
-            params["stop"] = stop_strings(template, source_of(self.heldout[0]))
-            request = self.pool.submit(0, [training_prompt(template, p) for p in self.heldout], params)
-        gens = self.pool.collect([request])[0]
+        multi_turn = bool(self.heldout) and environment_for(self.heldout[0]) is not None
+        if not multi_turn:  # one dataset (training.eval_dataset), so one set of stop strings
+            params["stop"] = stop_strings(cfg.data.prompt_template, source_of(self.heldout[0]))
+        size = -(-len(self.heldout) // self.pool.workers)  # consecutive shares, one per worker
+        shares = [self.heldout[start:start + size] for start in range(0, len(self.heldout), size)]
+        requests = [self.pool.submit(slot, share if multi_turn else
+                                     [training_prompt(cfg.data.prompt_template, p) for p in share], params,
+                                     method="episodes" if multi_turn else "generate")
+                    for slot, share in enumerate(shares)]
+        gens = [g for out in self.pool.collect(requests) for g in out]
         scores = self.verifier.verify_batch([(g["text"], p) for g, p in zip(gens, self.heldout)])
         accuracy = sum(s.status == "correct" for s in scores) / len(scores)
         self.heldout_history.append((self.step, accuracy))
@@ -372,7 +371,7 @@ class Session:
         cfg = self.config
         in_flight = [pos for b in self.pending for r in b.requests for pos, _ in r.tag]
         driver = {"step": self.step, "data": self.stream.state(in_flight)}
-        info = ray.get(self.trainer.publish.remote(str(self.run_dir / "checkpoints"), step=self.step,
+        info = ray.get(self.trainers.lead.publish.remote(str(self.run_dir / "checkpoints"), step=self.step,
                                                    config_hash=cfg.config_hash(), driver_state=driver,
                                                    keep_last=cfg.checkpointing.keep_last))
         self.checkpoints.append(info["path"])

@@ -146,37 +146,80 @@ class PolicyTrainer:
                 self.model.gradient_checkpointing_enable
             enable()
             self.model.config.use_cache = False
-        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=learning_rate, weight_decay=weight_decay)
+        # The fused kernel (CPU and CUDA): one pass over each tensor, 0.6 ms instead of 3.2 ms per tiny-model step.
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=learning_rate, weight_decay=weight_decay,
+                                           fused=self.device.type in ("cpu", "cuda"))
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(
             self.optimizer, lr_lambda(warmup_steps, max_steps, lr_schedule))
         self.version = 0
+        self.replicas = 1          # > 1 once `join_replicas` has put this trainer in a data-parallel group
+        self._rendezvous = None    # the first replica's store, kept alive while the group forms
+
+    def open_rendezvous(self) -> tuple[str, int]:
+        """(host, port) where the other data-parallel replicas meet this one (called on the first replica)."""
+        import ray
+
+        from rlvr_core.grpo.data_parallel import open_rendezvous
+
+        host = ray.util.get_node_ip_address()
+        self._rendezvous, port = open_rendezvous(host)
+        return host, port
+
+    def join_replicas(self, host: str, port: int, rank: int, world_size: int) -> int:
+        """Join the data-parallel group (see data_parallel.py); returns `rank` once every replica has joined."""
+        from rlvr_core.grpo.data_parallel import join
+
+        join(host, port, rank, world_size, store=self._rendezvous if rank == 0 else None)
+        self.replicas = world_size
+        return rank
+
+    def weights_checksum(self) -> tuple[float, float]:
+        """See `data_parallel.weights_checksum`: the driver compares the replicas' after each update."""
+        from rlvr_core.grpo.data_parallel import weights_checksum
+
+        return weights_checksum(self.model)
 
     def _autocast(self):
         return torch.autocast("cuda", dtype=torch.bfloat16) if self.device.type == "cuda" else contextlib.nullcontext()
 
-    def train_step(self, batch: dict[str, np.ndarray] | None) -> dict[str, float]:
+    def train_step(self, batch: dict[str, np.ndarray] | None, batch_tokens: float | None = None) -> dict[str, float]:
         """One optimizer update on `batch` (None: nothing survived the filters; the version still advances
-        so every step has a version, but no parameter moves). Returns scalar metrics."""
+        so every step has a version, but no parameter moves). Returns scalar metrics.
+
+        Data parallel: `batch` is this replica's share of the step's batch (None for an empty share) and
+        `batch_tokens` the whole batch's completion tokens; every replica given `batch_tokens` joins the
+        gradient all-reduce and steps, and its metrics are its share of the whole batch's.
+        """
         metrics = {"loss": 0.0, "kl": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0,
                    "lr": self.scheduler.get_last_lr()[0], "trained_tokens": 0, "micro_batches": 0}
+        shares = self.replicas > 1 and batch_tokens is not None  # a share of a batch the replicas step on
         if batch is not None:
-            metrics.update(self.accumulate_gradients(batch))
+            metrics.update(self.accumulate_gradients(batch, batch_tokens))
+        if shares:
+            from rlvr_core.grpo.data_parallel import all_reduce_gradients
+
+            all_reduce_gradients(self.model.parameters())
+        if batch is not None or shares:
             metrics["grad_norm"] = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.max_grad_norm))
             self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
         self.scheduler.step()
         self.version += 1
+        metrics["version"] = self.version  # checked by the driver (replicas.py), not traced
+        if self.replicas > 1:
+            metrics["weights_checksum"] = self.weights_checksum()
         return metrics
 
-    def accumulate_gradients(self, batch: dict[str, np.ndarray]) -> dict[str, float]:
-        """Backward of the whole batch's loss into `.grad`, one micro-batch at a time; returns loss metrics.
+    def accumulate_gradients(self, batch: dict[str, np.ndarray], batch_tokens: float | None = None) -> dict[str, float]:
+        """Backward of the whole batch's loss into `.grad`, one micro-batch at a time; returns loss metrics
+        (per completion token of the batch, or of `batch_tokens` when `batch` is a share of a larger one).
 
         The gradients are the same whatever the micro-batching (up to float summation order): each
         micro-batch's loss is already weighted over the whole batch.
         """
         self.model.train()
         with self._training_attention():
-            return self._accumulate(batch)
+            return self._accumulate(batch, batch_tokens)
 
     @contextlib.contextmanager
     def _training_attention(self):
@@ -192,9 +235,10 @@ class PolicyTrainer:
         finally:
             self.model.set_attn_implementation(loaded)
 
-    def _accumulate(self, batch: dict[str, np.ndarray]) -> dict[str, float]:
-        tokens = float(batch["completion_mask"].sum())
-        metrics = {"loss": 0.0, "kl": 0.0, "clip_fraction": 0.0, "trained_tokens": int(tokens), "micro_batches": 0}
+    def _accumulate(self, batch: dict[str, np.ndarray], batch_tokens: float | None) -> dict[str, float]:
+        local = float(batch["completion_mask"].sum())
+        tokens = local if batch_tokens is None else float(batch_tokens)
+        metrics = {"loss": 0.0, "kl": 0.0, "clip_fraction": 0.0, "trained_tokens": int(local), "micro_batches": 0}
         if self.recompute_old_logprobs:
             metrics.update(rollout_logprob_gap=0.0, **({} if self.tis_cap is None else {"tis_weight_mean": 0.0}))
         for rows, first, tail in plan_micro_batches(batch, self.grad_accum_steps, self.micro_batch_tokens):

@@ -74,9 +74,19 @@ def problems(*overrides: str) -> list[str]:
     (["training.max_steps=100000000"], r"training\.max_steps = 100000000: must be <= 10000000"),
     (["training.learning_rate=.nan"], r"training\.learning_rate = nan: must be a finite number"),
     (["training.rollout_workers=100000"], r"training\.rollout_workers = 100000: must be <= 256"),
-    (["training.ray_num_cpus=1", "training.rollout_workers=2"],
+    (["training.ray_num_cpus=1", "training.rollout_workers=2", "training.data_parallel=1"],
      r"training\.ray_num_cpus = 1: is below the 1\.5 CPUs that the trainer and 2 rollout actor\(s\) ask for \(0\.5 "
      r"each\), so they could not all start\. Fix: set training\.ray_num_cpus >= 1\.5"),
+    (["training.ray_num_cpus=1", "training.data_parallel=3"],
+     r"training\.ray_num_cpus = 1: is below the 1\.5 CPUs that the 3 colocated trainer replica\(s\) ask for \(0\.5 "
+     r"each\), so they could not all start\. Fix: set training\.ray_num_cpus >= 1\.5, or lower training\.actor_cpus or "
+     r"training\.data_parallel"),
+    (["training.colocate=false"],
+     r"training\.data_parallel = 2: needs the colocated layout \(generation_backend hf, rollout_workers 1, colocate not "
+     r"false\): each replica samples with its own weights\. Fix: set training\.data_parallel: 1, or use the colocated layout"),
+    (["training.device=cuda"],
+     r"training\.data_parallel = 2: runs on CPU only \(gradients are summed over gloo\); data parallelism across GPUs "
+     r"\(NCCL\) is not implemented\. Fix: set training\.data_parallel: 1 on GPU, or training\.device: cpu"),
     # evaluation
     (["evaluation.benchmarks=[arith, arith]"], r"evaluation\.benchmarks = \['arith', 'arith'\]: lists \['arith'\] more than once"),
     (["evaluation.benchmarks=[aritm]"], r"evaluation\.benchmarks = \['aritm'\]: unknown benchmark\(s\) \['aritm'\]\. Fix: use names from"),

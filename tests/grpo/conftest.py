@@ -29,5 +29,5 @@ def tiny_config(tmp_path, trained_tiny_model_dir):
             f"model.name_or_path={trained_tiny_model_dir}", f"storage.root={tmp_path / 'store'}",
             f"run.runs_dir={tmp_path / 'runs'}", "sampling.prompts_per_step=4", "sampling.group_size=4",
             "training.max_steps=4", "training.eval_every=0", "checkpointing.every_steps=100",
-            "training.torch_threads=1", *overrides])
+            "training.torch_threads=1", "training.data_parallel=1", *overrides])
     return make

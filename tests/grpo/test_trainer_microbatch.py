@@ -40,10 +40,15 @@ def random_batch(groups: int, group_size: int = 4, seed: int = 0, max_prompt: in
     return build_train_batch(out, get_algorithm("grpo"), max_new_tokens=max_new, pad_token_id=0, skip_overlong=False)
 
 
+def trainer_options(model_dir: Path, **overrides) -> dict:
+    """`PolicyTrainer` keyword arguments of the tests' trainer (KL to the starting weights, constant lr)."""
+    return {"reference_path": str(model_dir), "learning_rate": 1e-4, "weight_decay": 0.0, "warmup_steps": 0,
+            "max_steps": 10, "lr_schedule": "constant", "max_grad_norm": 1.0, "grad_accum_steps": 1,
+            "clip": ClipSettings(eps_low=0.2, eps_high=0.2, kl_beta=0.04), "seed": 0, **overrides}
+
+
 def trainer(model_dir: Path, **kwargs) -> PolicyTrainer:
-    return PolicyTrainer(str(model_dir), reference_path=str(model_dir), learning_rate=1e-4, weight_decay=0.0,
-                         warmup_steps=0, max_steps=10, lr_schedule="constant", max_grad_norm=1.0, grad_accum_steps=1,
-                         clip=ClipSettings(eps_low=0.2, eps_high=0.2, kl_beta=0.04), seed=0, **kwargs)
+    return PolicyTrainer(str(model_dir), **trainer_options(model_dir, **kwargs))
 
 
 def test_the_plan_covers_every_row_once_within_the_budget() -> None:

@@ -1,0 +1,99 @@
+"""Data parallelism over colocated replicas: each trains on its share of a step's rows, gradients are summed.
+
+`training.data_parallel: N` runs N colocated trainers (`colocated.py`), as
+DDP does across GPUs: each replica holds the same weights, generates the
+rollouts of its share of the step's prompts, and back-propagates its share
+of the training rows; the gradients are then summed across replicas
+(`torch.distributed` all-reduce, gloo on CPU) before every replica clips and
+steps its own optimizer. The loss weights of `build_train_batch` are computed
+over the whole batch, so the summed gradient is the whole batch's, and the
+replicas apply bit-identical updates and stay identical (the driver checks a
+checksum of the weights after every step).
+
+Why on one CPU: the tiny model's forward and backward are mostly small
+operations whose cost does not halve with a second thread (one replica on 2
+threads: sampling 1.2x and training 1.5x faster than on 1), while two
+single-threaded replicas each do half the work on their own core.
+
+Driver side: `shard_rows` splits a batch by whole groups and `combine_metrics`
+adds the replicas' metrics back up. Replica side: `open_rendezvous` (the
+first replica) and `join` set up the process group; `all_reduce_gradients`
+sums the gradients. Not covered: GPUs (NCCL), which nothing here can test.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Iterable
+
+import numpy as np
+import torch
+
+# Summed over replicas: each replica normalises them by the whole batch's token count.
+ADDITIVE_METRICS = ("loss", "kl", "clip_fraction", "trained_tokens", "micro_batches", "rollout_logprob_gap",
+                    "tis_weight_mean")
+
+
+def shard_rows(batch: dict[str, np.ndarray], replicas: int, group_size: int) -> list[dict[str, np.ndarray] | None]:
+    """`batch` split into `replicas` consecutive shards of whole groups (rows come in groups of `group_size`,
+    so each prompt's completions stay together and its prompt is still computed once); None for a replica
+    left without a group."""
+    rows = len(batch["advantages"])
+    groups = np.array_split(np.arange(rows // group_size), replicas)
+    return [{k: v[g[0] * group_size:(g[-1] + 1) * group_size] for k, v in batch.items()} if len(g) else None
+            for g in groups]
+
+
+def combine_metrics(per_replica: list[dict[str, float]]) -> dict[str, float]:
+    """One step's metrics from the replicas': additive ones summed, the rest (lr, grad_norm: the same on every
+    replica after the all-reduce) taken from the first."""
+    combined = dict(per_replica[0])
+    for name in ADDITIVE_METRICS:
+        if name in combined:
+            combined[name] = sum(m[name] for m in per_replica)
+    return combined
+
+
+def open_rendezvous(host: str) -> tuple[torch.distributed.TCPStore, int]:
+    """The first replica's key-value store for the others to meet at; the OS picks a free port (no race)."""
+    store = torch.distributed.TCPStore(host, 0, is_master=True, wait_for_workers=False,
+                                       timeout=datetime.timedelta(minutes=10))
+    return store, store.port
+
+
+def join(host: str, port: int, rank: int, world_size: int, store: torch.distributed.TCPStore | None = None) -> None:
+    """Join the replicas' process group (gloo); blocks until all `world_size` replicas have joined."""
+    import torch.distributed as dist
+
+    if store is None:
+        store = dist.TCPStore(host, port, is_master=False, timeout=datetime.timedelta(minutes=10))
+    dist.init_process_group("gloo", store=store, rank=rank, world_size=world_size)
+
+
+def all_reduce_gradients(parameters: Iterable[torch.nn.Parameter]) -> None:
+    """Sum every trainable parameter's gradient over the replicas, in one flat buffer (a replica whose share
+    was empty contributes zeros)."""
+    import torch.distributed as dist
+
+    params = [p for p in parameters if p.requires_grad]
+    grads = [p.grad if p.grad is not None else torch.zeros_like(p) for p in params]
+    flat = torch.cat([g.reshape(-1) for g in grads])
+    dist.all_reduce(flat)
+    offset = 0
+    for p in params:
+        n = p.numel()
+        p.grad = flat[offset:offset + n].view_as(p)  # views of the summed buffer
+        offset += n
+
+
+def weights_checksum(model: torch.nn.Module) -> tuple[float, float]:
+    """(sum, sum of squares) of every parameter in float64: equal on replicas that are in step, and different,
+    in practice, as soon as any weight differs."""
+    total, squares = 0.0, 0.0
+    with torch.no_grad():
+        for p in model.parameters():
+            x = p.detach().double()
+            total += float(x.sum())
+            squares += float((x * x).sum())
+    return total, squares
+
