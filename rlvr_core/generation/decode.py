@@ -1,10 +1,11 @@
-"""The hf backend's token loop: prefill each distinct prompt once, then one forward pass per new token.
+"""The hf backend's token loop: each distinct prompt runs once, then one forward pass per further token.
 
 Why not `model.generate`: on small models its per-token machinery (stopping
 criteria lists, cache and kwargs bookkeeping, logits processors, a tuple of
 logits returned for every step) costs as much as the forward pass itself.
 This loop keeps only what the backend's calls need: a KV cache, one forward
-per token for all rows, a caller's `choose` (greedy or per-row seeded
+per token for all rows (the first token's logits come from the prompts' own
+pass, so n samples of a prompt add no pass of their own), a caller's `choose` (greedy or per-row seeded
 sampling), eos and stop strings that finish a row (finished rows carry pad
 tokens, as `generate` pads them), and the raw-model log-prob of each chosen
 token, taken from the logits of the pass that chose it. The loop ends once
@@ -44,30 +45,27 @@ def decode(model: "PreTrainedModel", prompt_ids: torch.Tensor, prompt_mask: torc
     """Continue `prompt_ids[group[i]]` as row i for up to `max_new_tokens` tokens.
 
     `prompt_ids`/`prompt_mask`: [P, W] left-padded distinct prompts; `group`: [B] the prompt of each row.
-    All but each prompt's last token run once per distinct prompt; their cache is gathered per row, so
-    n samples of a prompt start from one prefill. A row finishes at an eos token or when `stop` says its
+    Each distinct prompt runs once, whole: its cache is gathered per row and its last position's logits
+    give every row of it the first token's distribution, so n samples of a prompt cost one prefill and
+    then one forward pass per further token. A row finishes at an eos token or when `stop` says its
     sequence ends with a stop string. Runs under the caller's grad mode (use `torch.inference_mode()`).
     """
     from transformers import DynamicCache
 
     rows, width = len(group), prompt_ids.shape[1]
-    cache = DynamicCache(config=model.config)
-    if width > 1:
-        head = prompt_mask[:, :-1]
-        cache = model(input_ids=prompt_ids[:, :-1], attention_mask=head, position_ids=_positions(head),
-                      past_key_values=cache, use_cache=True, logits_to_keep=1).past_key_values
-        cache.batch_select_indices(group)
+    prefill = model(input_ids=prompt_ids, attention_mask=prompt_mask, position_ids=_positions(prompt_mask),
+                    past_key_values=DynamicCache(config=model.config), use_cache=True, logits_to_keep=1)
+    cache = prefill.past_key_values
+    cache.batch_select_indices(group)
+    logits = prefill.logits[:, -1].float()[group]                                      # [B, V]
     mask = torch.ones(rows, width + max_new_tokens, dtype=prompt_mask.dtype, device=prompt_mask.device)
     mask[:, :width] = prompt_mask[group]                                                # [B, W + N]
     sequences = prompt_ids[group]                                                       # [B, W + t]
-    position = prompt_mask[group].sum(dim=1, keepdim=True) - 1                          # [B, 1]
+    position = prompt_mask[group].sum(dim=1, keepdim=True)                              # [B, 1]
     eos = torch.tensor(sorted(eos_ids), device=prompt_ids.device)
     finished = torch.zeros(rows, dtype=torch.bool, device=prompt_ids.device)
     tokens, logprobs = [], []
     for step in range(max_new_tokens):
-        logits = model(input_ids=sequences[:, -1:], attention_mask=mask[:, :width + step],
-                       position_ids=position.clamp(min=0) + step, past_key_values=cache,
-                       use_cache=True).logits[:, -1].float()                             # [B, V]
         chosen = torch.where(finished, pad_id, choose(logits))                          # [B]
         tokens.append(chosen)
         logprobs.append(logits.log_softmax(dim=-1).gather(1, chosen[:, None]).squeeze(1))
@@ -75,8 +73,11 @@ def decode(model: "PreTrainedModel", prompt_ids: torch.Tensor, prompt_mask: torc
         finished |= torch.isin(chosen, eos)
         if stop is not None:
             finished |= stop(sequences, None)
-        if bool(finished.all()):
+        if bool(finished.all()) or step == max_new_tokens - 1:
             break
+        logits = model(input_ids=chosen[:, None], attention_mask=mask[:, :width + step + 1],
+                       position_ids=position + step, past_key_values=cache,
+                       use_cache=True).logits[:, -1].float()                             # [B, V]
     return Decoded(tokens=torch.stack(tokens, dim=1), logprobs=torch.stack(logprobs, dim=1))
 
 

@@ -27,7 +27,7 @@ from rlvr_core.data.registry import resolve
 from rlvr_core.data.schema import Problem
 from rlvr_core.data.source import Source
 from rlvr_core.envs.registry import environment_for
-from rlvr_core.generation.base import derive_seed
+from rlvr_core.generation.base import derive_seed, derive_seeds
 
 if TYPE_CHECKING:
     from rlvr_core.config import ExperimentConfig
@@ -58,7 +58,7 @@ def stop_strings(template: str, source: Source) -> tuple[str, ...]:
 
 def sample_seeds(run_seed: int, step: int, positions: list[int], n: int) -> tuple[int, ...]:
     """One seed per sample, grouped by prompt like `SamplingParams.seeds`."""
-    return tuple(derive_seed(run_seed, step, p, s) for p in positions for s in range(n))
+    return tuple(derive_seeds([(run_seed, step, p, s) for p in positions for s in range(n)]))
 
 
 def episode_seed(run_seed: int, step: int, positions: list[int]) -> int:

@@ -6,6 +6,7 @@ The seeding tests sample from the real warmed-up tiny model through the hf backe
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import replace
 
 import pytest
@@ -16,6 +17,7 @@ from rlvr_core.data.source import RowContext, Source
 from rlvr_core.data.sources import mbpp
 from rlvr_core.evaluation import get_benchmark
 from rlvr_core.generation import SamplingParams, create_backend
+from rlvr_core.generation.base import derive_seed, derive_seeds
 from rlvr_core.grpo.sampling import sample_seeds, stop_strings, training_prompt
 
 PROMPT = "What is 47 + 38?\n"
@@ -37,6 +39,17 @@ def _completions(backend, prompts: list[str], seeds: tuple[int, ...]) -> list[li
 def test_every_sample_of_a_step_gets_its_own_seed():
     seeds = sample_seeds(run_seed=0, step=3, positions=[10, 11, 12], n=N)
     assert len(set(seeds)) == 3 * N  # sample i of one prompt never shares prompt j's sample-i seed
+
+
+@pytest.mark.parametrize("keys", [4, 3, 1, 6])
+def test_seeds_computed_together_are_numpys_seed_sequence_for_each_row(keys):
+    rng = random.Random(keys)
+    edges = [0, 1, 2**32 - 1]
+    rows = [tuple(rng.choice([*edges, rng.randrange(2**32), rng.randrange(100)]) for _ in range(keys))
+            for _ in range(500)]
+    assert derive_seeds(rows) == [derive_seed(*row) for row in rows]
+    assert derive_seeds([(2**40, 1), (3,)]) == [derive_seed(2**40, 1), derive_seed(3)]  # not vectorisable: one by one
+    assert sample_seeds(5, 2, [7, 9], N) == tuple(derive_seed(5, 2, p, s) for p in (7, 9) for s in range(N))
 
 
 def test_seeds_are_reproducible_for_the_same_run_seed_and_change_with_it_and_the_step():
