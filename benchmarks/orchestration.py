@@ -59,6 +59,7 @@ def run_direct(config: str, overrides: list[str]) -> dict:
     from rlvr_core.runs import create_run_dir
     from rlvr_core.storage import open_store
     from rlvr_core.watch import CheckpointWatcher, eval_dir
+    from tasks.checkpoint_evals import eval_cpu_threads
     from tasks.data import required_datasets
     from tasks.training import training_command
 
@@ -69,16 +70,17 @@ def run_direct(config: str, overrides: list[str]) -> dict:
     base_model = resolve_model_path(cfg.model.name_or_path, store)
     run_dir = create_run_dir(cfg)
     ev = cfg.evaluation
+    threads = eval_cpu_threads(cfg, usable_gpus=0)  # as the flow sets them on a node without GPUs
 
     def evaluate_checkpoint(path: str) -> None:
         for bench in ev.benchmarks:
             evaluate(path, bench, output_dir=eval_dir(path, bench), limit=ev.limit, batch_size=ev.batch_size,
-                     store=cfg.storage.root, progress=False)
+                     store=cfg.storage.root, progress=False, cpu_threads=threads)
 
     def evaluate_base() -> None:
         for bench in ev.benchmarks:
             evaluate(base_model, bench, output_dir=eval_dir(base_model, bench, run_dir / "evals"), limit=ev.limit,
-                     batch_size=ev.batch_size, store=cfg.storage.root, progress=False)
+                     batch_size=ev.batch_size, store=cfg.storage.root, progress=False, cpu_threads=threads)
 
     # As the flow schedules them: one evaluation at a time (CPU), beside training, the base model first.
     watcher = CheckpointWatcher(run_dir)

@@ -38,11 +38,12 @@ def _run_name() -> str:
 def eval_checkpoint(checkpoint: str, benchmarks: list[str] | None = None, limit: int | None = None,
                     evals_root: str | None = None, backend: str | None = None, batch_size: int | None = None,
                     gpus_per_eval: float = 1, store_root: str | None = None,
-                    run: str | None = None) -> dict[str, dict[str, Any]]:
+                    run: str | None = None, cpu_threads: int | None = None) -> dict[str, dict[str, Any]]:
     """Summaries per benchmark for `checkpoint` (a published checkpoint folder, a model folder or hub id).
 
     `run` names the training run a base-model evaluation belongs to, so its run name, tags and artifact
     keys are that run's (`<run>-base-*`), not the model folder's, which every run from that model shares.
+    `cpu_threads` caps torch's threads on CPU (train-and-eval passes the cores its training leaves).
     """
     if run_dir_of(checkpoint) is not None and not is_checkpoint(checkpoint):
         raise BadParameter(f"{checkpoint}: not a published checkpoint (no checkpoint.json). It may still be being "
@@ -60,7 +61,7 @@ def eval_checkpoint(checkpoint: str, benchmarks: list[str] | None = None, limit:
                   label=label, limit=limit if limit is not None else defaults.get("limit"),
                   backend=backend or defaults.get("backend", "hf"), batch_size=batch_size or defaults.get("batch_size", 64),
                   pass_threshold=defaults.get("pass_threshold", 0.5),
-                  store_root=store_root or defaults.get("store_root"))
+                  store_root=store_root or defaults.get("store_root"), cpu_threads=cpu_threads)
              for bench in benchmarks]
     progress = Progress(artifact_key(run_name, label, "eval-progress"), f"Evaluation of {label} ({run_name})")
     summaries = run_placed(evaluate_benchmark, calls, num_gpus=gpus_per_eval, num_cpus=1,

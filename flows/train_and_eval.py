@@ -24,7 +24,7 @@ from flows.cache_datasets import cache_config_datasets
 from flows.eval_checkpoint import eval_checkpoint
 from rlvr_core.watch import CheckpointWatcher
 from tasks.bad_input import fails_cleanly
-from tasks.checkpoint_evals import ConcurrentEvals, eval_slots, training_gpus
+from tasks.checkpoint_evals import ConcurrentEvals, eval_cpu_threads, eval_slots, training_gpus
 from tasks.gpus import discover_gpus
 from tasks.labels import config_run_name, experiment_tags, tag_current_flow_run
 from tasks.models import prepare_model
@@ -77,22 +77,24 @@ def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: 
 
     watcher = CheckpointWatcher(run_dir)
     sync = RunSync(run_dir, cfg.storage) if cfg.storage.sync_runs else None
+    threads = eval_cpu_threads(cfg, len(gpus["usable"]))  # on CPU: the cores training leaves
     with ConcurrentEvals(eval_checkpoint, eval_slots(len(gpus["usable"]), training_gpus(cfg))) as evals:
         if evaluate_base:  # beside training, not after it
             evals.submit("base", base_model, cfg.evaluation.benchmarks, limit=cfg.evaluation.limit,
                          evals_root=str(Path(run_dir) / "evals"), store_root=cfg.storage.root,
-                         batch_size=cfg.evaluation.batch_size, backend=cfg.evaluation.backend, run=run_name)
+                         batch_size=cfg.evaluation.batch_size, backend=cfg.evaluation.backend, run=run_name,
+                         cpu_threads=threads)
         with _timed(seconds, "training"), training_in_background(config, overrides, run_dir, run_name) as training:
             while not training.state.is_final():
                 training.wait(timeout=poll_seconds)
                 for checkpoint in watcher.new_checkpoints():
-                    evals.submit_checkpoint(checkpoint)
+                    evals.submit_checkpoint(checkpoint, cpu_threads=threads)
                     if sync:
                         sync.start()
             training.result()
         with _timed(seconds, "evals after training"):
             for checkpoint in watcher.new_checkpoints():  # the final checkpoint, published as training ended
-                evals.submit_checkpoint(checkpoint)
+                evals.submit_checkpoint(checkpoint, cpu_threads=threads)
             summaries, failed = evals.wait()
     seconds["evaluations (beside training)"] = sum(evals.seconds.values())
     with _timed(seconds, "report"):

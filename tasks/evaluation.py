@@ -52,8 +52,11 @@ def eval_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
 def evaluate_benchmark(model: str, benchmark: str, output_dir: str, label: str, limit: int | None = None,
                        backend: str = "hf", device: str = "auto", batch_size: int = 64,
                        settings_override: dict[str, Any] | None = None, store_root: str | None = None,
-                       pass_threshold: float = 0.5) -> dict[str, Any]:
-    """Evaluate `model` on `benchmark` into `output_dir`; returns the summary (metrics, n, settings)."""
+                       pass_threshold: float = 0.5, cpu_threads: int | None = None) -> dict[str, Any]:
+    """Evaluate `model` on `benchmark` into `output_dir`; returns the summary (metrics, n, settings).
+
+    `cpu_threads`: torch threads for the evaluation (None: as they are); it changes speed, not results,
+    so it is not part of the cache key."""
     from rlvr_core.evaluation import evaluate, evaluate_on_gpu
 
     logger = get_run_logger()
@@ -68,7 +71,7 @@ def evaluate_benchmark(model: str, benchmark: str, output_dir: str, label: str, 
             logger.info("evaluating %s on %s (device %s, limit %s) -> %s", label, benchmark, chosen, limit, output_dir)
             run = dict(model=model, benchmark=benchmark, output_dir=output_dir, backend=backend, limit=limit,
                        batch_size=batch_size, settings_override=settings_override, store=store_root,
-                       pass_threshold=pass_threshold, progress=False)
+                       pass_threshold=pass_threshold, progress=False, cpu_threads=cpu_threads)
             # A GPU picked here (no Ray): the evaluation gets a process that sees only that GPU.
             summary = (evaluate_on_gpu(int(chosen.removeprefix("cuda:")), **run) if chosen.startswith("cuda:")
                        else evaluate(device=chosen, **run))

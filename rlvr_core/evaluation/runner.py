@@ -167,18 +167,28 @@ def evaluate(
     pass_threshold: float = DEFAULT_PASS_THRESHOLD,
     verifier_workers: int = 2,
     progress: bool = True,
+    cpu_threads: int | None = None,
 ) -> dict[str, Any]:
     """Evaluate `model` (checkpoint folder, HF folder, "tiny:arith", or an endpoint's model name) on `benchmark`.
 
     `settings_override` (e.g. {"temperature": 0.7}) is the explicit opt-out of
     the enforced settings; what it changed is recorded in the summary.
     `backend_options` go to the backend (for "openai": base_url, api_key, ...).
+    `cpu_threads` sets torch's intra-op threads first (for the whole process:
+    torch has one pool), so an evaluation beside CPU training takes only the
+    cores training leaves; None leaves them as they are.
     Returns the summary dict (also written to `output_dir/summary.json`).
     """
     from rlvr_core.storage import open_store
 
     if batch_size < 1:
         raise ValueError(f"batch_size={batch_size} must be >= 1")
+    if cpu_threads is not None:
+        if cpu_threads < 1:
+            raise ValueError(f"cpu_threads={cpu_threads} must be >= 1 (or None to leave torch's setting)")
+        import torch
+
+        torch.set_num_threads(cpu_threads)
     bench = get_benchmark(benchmark)
     settings, overridden = apply_overrides(settings_override)
     store = open_store(store) if store is None or isinstance(store, str) else store

@@ -90,6 +90,21 @@ def test_another_key_in_the_same_folder_is_refused(arith_eval: Path, trained_tin
                  progress=False)
 
 
+def test_cpu_threads_cap_torch_for_the_evaluation_and_a_bad_count_is_refused(trained_tiny_model_dir, store,
+                                                                             tmp_path: Path):
+    import torch
+
+    before = torch.get_num_threads()
+    try:
+        evaluate(str(trained_tiny_model_dir), "arith", output_dir=tmp_path / "one", limit=4, device="cpu", store=store,
+                 progress=False, cpu_threads=1)
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
+    with pytest.raises(ValueError, match=r"cpu_threads=0 must be >= 1"):
+        evaluate(str(trained_tiny_model_dir), "arith", output_dir=tmp_path / "zero", cpu_threads=0, store=store)
+
+
 def test_overridden_settings_are_recorded(trained_tiny_model_dir, store, tmp_path: Path):
     summary = evaluate(str(trained_tiny_model_dir), "arith", output_dir=tmp_path, limit=8, device="cpu", store=store,
                        settings_override={"temperature": "0.7", "seed": 42}, progress=False)

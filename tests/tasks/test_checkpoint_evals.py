@@ -8,7 +8,7 @@ import threading
 import pytest
 from prefect import flow
 
-from tasks.checkpoint_evals import ConcurrentEvals, eval_slots, training_gpus
+from tasks.checkpoint_evals import ConcurrentEvals, eval_cpu_threads, eval_slots, training_gpus
 
 BARRIER_TIMEOUT_S = 60
 
@@ -84,3 +84,18 @@ def test_a_run_holds_its_trainer_and_each_rollout_gpu_unless_colocated() -> None
     assert training_gpus(load_config("tiny-arith")) == 0
     assert training_gpus(load_config("gsm8k")) == 2
     assert training_gpus(load_config("gsm8k", ["training.generation_backend=hf"])) == 1
+
+
+@pytest.mark.parametrize("cores,overrides,usable_gpus,threads", [
+    (2, [], 0, 1),                                            # the demo: two single-threaded replicas fill 2 cores
+    (16, [], 0, 14),                                          # a bigger CPU box: the rest of the cores
+    (16, ["training.data_parallel=1", "training.torch_threads=4"], 0, 12),
+    (2, ["training.data_parallel=1", "training.torch_threads=2", "training.colocate=false"], 0, 1),
+    (16, ["training.device=auto", "training.data_parallel=1"], 1, None),  # training on the GPU: torch's default
+])
+def test_an_evaluation_beside_cpu_training_takes_the_cores_training_leaves(monkeypatch, cores, overrides,
+                                                                          usable_gpus, threads) -> None:
+    from rlvr_core.config import load_config
+
+    monkeypatch.setattr("os.cpu_count", lambda: cores)
+    assert eval_cpu_threads(load_config("tiny-arith", overrides), usable_gpus) == threads
