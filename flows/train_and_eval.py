@@ -13,6 +13,7 @@ process group is killed before the error propagates.
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -85,8 +86,9 @@ def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: 
                          batch_size=cfg.evaluation.batch_size, backend=cfg.evaluation.backend, run=run_name,
                          cpu_threads=threads)
         with _timed(seconds, "training"), training_in_background(config, overrides, run_dir, run_name) as training:
-            while not training.state.is_final():
-                training.wait(timeout=poll_seconds)
+            finished = threading.Event()  # set by the future itself: no API call per poll
+            training.add_done_callback(lambda _: finished.set())
+            while not finished.wait(timeout=poll_seconds):
                 for checkpoint in watcher.new_checkpoints():
                     evals.submit_checkpoint(checkpoint, cpu_threads=threads)
                     if sync:

@@ -64,6 +64,23 @@ def test_a_failed_evaluation_is_reported_and_the_others_complete(prefect_harness
     assert failed == ["bad-step"] and summaries == {"step-000050": "step-000050"}
 
 
+def test_an_evaluation_subflow_keeps_no_heartbeat_thread_of_its_own(prefect_harness: str) -> None:
+    from prefect.settings import get_current_settings
+
+    @flow(name="fake-eval-child-heartbeat")
+    def child(label: str) -> int | None:
+        return get_current_settings().flows.heartbeat_frequency
+
+    @flow(name="evals-parent-heartbeat")
+    def parent() -> tuple[dict, int | None]:
+        with ConcurrentEvals(child, 1) as evals:
+            evals.submit("base", "base")
+            return evals.wait()[0], get_current_settings().flows.heartbeat_frequency
+
+    children, own = parent()
+    assert children == {"base": None} and own is not None  # the parent run's heartbeat stays on
+
+
 @pytest.mark.parametrize("usable,training,ray,slots", [
     (0, 0, False, 1),       # CPU: one at a time
     (8, 2, False, 6),       # a split run holds 2 of 8 GPUs
