@@ -59,7 +59,7 @@ def run_direct(config: str, overrides: list[str]) -> dict:
     from rlvr_core.runs import create_run_dir
     from rlvr_core.storage import open_store
     from rlvr_core.watch import CheckpointWatcher, eval_dir
-    from tasks.checkpoint_evals import eval_cpu_threads
+    from tasks.checkpoint_evals import background_thread, eval_cpu_threads
     from tasks.data import required_datasets
     from tasks.training import training_command
 
@@ -84,7 +84,7 @@ def run_direct(config: str, overrides: list[str]) -> dict:
 
     # As the flow schedules them: one evaluation at a time (CPU), beside training, the base model first.
     watcher = CheckpointWatcher(run_dir)
-    with ThreadPoolExecutor(max_workers=1) as evals:
+    with ThreadPoolExecutor(max_workers=1, initializer=background_thread) as evals:
         pending = [evals.submit(evaluate_base)]
         with ProcessGroup(training_command(config, overrides, str(run_dir), resume=False)) as group:
             reader = threading.Thread(target=lambda: [None for _ in group.lines()], daemon=True)

@@ -72,7 +72,8 @@ if healthy; then
   echo "Prefect server already answering at $PREFECT_API_URL"
 else
   echo "starting Prefect server on $HOST:$PORT (database: ${PREFECT_API_DATABASE_CONNECTION_URL:+Postgres}${PREFECT_API_DATABASE_CONNECTION_URL:-SQLite in $PREFECT_HOME})"
-  start_bg server prefect server start --host "$HOST" --port "$PORT"
+  # nice 10: on a node that also trains, the server takes the CPU training leaves (local_prefect.py does the same).
+  start_bg server nice -n 10 prefect server start --host "$HOST" --port "$PORT"
   for _ in $(seq 1 90); do healthy && break; sleep 1; done
   healthy || { echo "server did not become healthy; see $STATE/logs/server.log" >&2; tail -20 "$STATE/logs/server.log" >&2; exit 1; }
 fi

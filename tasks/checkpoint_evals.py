@@ -7,6 +7,10 @@ for it), and the base model was evaluated only after training. Here each
 context is copied, so it is still a child run in the UI), and the loop goes
 on. A failed evaluation is recorded, never raised: it must not stop training.
 
+Priority: evaluation threads run at nice 10 (`background_thread`), so on a
+CPU node they take the cycles training leaves and do not slow it down; the
+CPU they need beside a GPU run is there either way.
+
 Slots: one per GPU this node can spare for evaluations (the usable GPUs
 less the training run's own), one without GPUs. With a Ray cluster
 (`RLVR_RAY_ADDRESS`) one: each evaluation already spreads its benchmarks
@@ -16,17 +20,32 @@ would share one Ray connection that the first to finish shuts down.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import os
+import sys
+import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
-from prefect.settings import temporary_settings
 from prefect.states import State
 
 from tasks.placement import ray_address
+
+
+BACKGROUND_NICE = 10
+
+
+def background_thread() -> None:
+    """Lower the calling thread's CPU priority to nice 10 (Linux sets it per thread; elsewhere, and where the
+    thread is already lower, nothing changes). Threads and processes it starts inherit the priority."""
+    if not sys.platform.startswith("linux"):
+        return
+    tid = threading.get_native_id()
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PROCESS, tid, max(BACKGROUND_NICE, os.getpriority(os.PRIO_PROCESS, tid)))
 
 
 def eval_slots(usable_gpus: int, training_gpus: int) -> int:
@@ -63,7 +82,7 @@ class ConcurrentEvals:
 
     def __init__(self, run_subflow: Callable[..., State], slots: int) -> None:
         self.run_subflow = run_subflow
-        self.pool = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="eval")
+        self.pool = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="eval", initializer=background_thread)
         self.futures: dict[str, Future[State]] = {}
         self.seconds: dict[str, float] = {}     # label -> wall time of that evaluation
 
@@ -74,10 +93,7 @@ class ConcurrentEvals:
     def _timed(self, label: str, *args: Any, **kwargs: Any) -> State:
         started = time.perf_counter()
         try:
-            # No heartbeat thread per subflow: it runs in the parent flow run's process, whose heartbeat says
-            # the same, and a subflow's end waits up to 1 s for its heartbeat thread to see the stop.
-            with temporary_settings(updates={"flows.heartbeat_frequency": None}):
-                return self.run_subflow(*args, return_state=True, **kwargs)
+            return self.run_subflow(*args, return_state=True, **kwargs)
         finally:
             self.seconds[label] = time.perf_counter() - started
 

@@ -57,6 +57,14 @@ def deployed(prefect_server: LocalServer, tmp_path_factory: pytest.TempPathFacto
         stop_group(worker)
 
 
+def test_the_server_runs_at_background_priority_as_make_up_starts_it(deployed) -> None:
+    import psutil
+
+    server, _ = deployed
+    assert psutil.Process(server.process.pid).nice() == 10
+    assert "nice -n 10 prefect server start" in (REPO / "deployments" / "up.sh").read_text()
+
+
 def test_every_deployment_is_registered_with_prefect_yaml_pull_step_and_no_host_path(deployed) -> None:
     # What the server hands a worker: the checkout pull step as written, not the folder `prefect deploy` ran in.
     from prefect import get_client

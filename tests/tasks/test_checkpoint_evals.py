@@ -3,12 +3,14 @@ children of the flow run that submitted them, and a failed one reported, never r
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 
 import pytest
 from prefect import flow
 
-from tasks.checkpoint_evals import ConcurrentEvals, eval_cpu_threads, eval_slots, training_gpus
+from tasks.checkpoint_evals import BACKGROUND_NICE, ConcurrentEvals, eval_cpu_threads, eval_slots, training_gpus
 
 BARRIER_TIMEOUT_S = 60
 
@@ -64,21 +66,24 @@ def test_a_failed_evaluation_is_reported_and_the_others_complete(prefect_harness
     assert failed == ["bad-step"] and summaries == {"step-000050": "step-000050"}
 
 
-def test_an_evaluation_subflow_keeps_no_heartbeat_thread_of_its_own(prefect_harness: str) -> None:
-    from prefect.settings import get_current_settings
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priority is Linux's")
+def test_evaluations_run_at_background_priority_and_leave_the_flow_runs_own_alone(prefect_harness: str) -> None:
+    def priority() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
-    @flow(name="fake-eval-child-heartbeat")
-    def child(label: str) -> int | None:
-        return get_current_settings().flows.heartbeat_frequency
+    @flow(name="fake-eval-child-nice")
+    def child(label: str) -> int:
+        return priority()
 
-    @flow(name="evals-parent-heartbeat")
-    def parent() -> tuple[dict, int | None]:
+    @flow(name="evals-parent-nice")
+    def parent() -> tuple[dict, int]:
         with ConcurrentEvals(child, 1) as evals:
             evals.submit("base", "base")
-            return evals.wait()[0], get_current_settings().flows.heartbeat_frequency
+            return evals.wait()[0], priority()
 
+    before = priority()
     children, own = parent()
-    assert children == {"base": None} and own is not None  # the parent run's heartbeat stays on
+    assert children == {"base": max(BACKGROUND_NICE, before)} and own == before
 
 
 @pytest.mark.parametrize("usable,training,ray,slots", [
