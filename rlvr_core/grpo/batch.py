@@ -40,6 +40,7 @@ class Group:
     position: int
     problem: "Problem"
     rollouts: list[Rollout]
+    worker: int = 0   # the rollout worker (or colocated replica) that sampled it
 
     @property
     def weight_version(self) -> int:
@@ -123,25 +124,33 @@ def build_train_batch(groups: list[Group], algorithm: "Algorithm", *, max_new_to
         raise ValueError(f"groups must all have the same size to compute group advantages, got sizes {sorted(sizes)}")
     rewards = torch.tensor([g.rewards for g in groups], dtype=torch.float32)                # [P, G]
     advantages = algorithm.advantages(rewards).reshape(-1).numpy()                          # [B]
-    width = max(len(r.prompt_token_ids) + len(r.token_ids) for r in rollouts)
-    b = len(rollouts)
-    input_ids = np.full((b, width), pad_token_id, dtype=np.int64)
-    attention = np.zeros((b, width), dtype=np.int64)
+    padded = pad_rows([(r.prompt_token_ids, r.token_ids) for r in rollouts], pad_token_id)
+    b, width = padded["input_ids"].shape
     completion = np.zeros((b, width - 1), dtype=np.float32)
     old_logprobs = np.zeros((b, width - 1), dtype=np.float32)
     for i, r in enumerate(rollouts):
-        row = r.prompt_token_ids + r.token_ids
-        input_ids[i, width - len(row):] = row
-        attention[i, width - len(row):] = 1
         n = len(r.token_ids)
         if n and not (skip_overlong and r.finish_reason == "length"):
             completion[i, width - 1 - n:] = 1.0 if r.loss_mask is None else r.loss_mask
             old_logprobs[i, width - 1 - n:] = r.logprobs
     if not completion.any():
         return None
-    positions = np.clip(attention.cumsum(axis=1) - 1, 0, None)
     weights = algorithm.token_weights(torch.from_numpy(completion), max_new_tokens).numpy().astype(np.float32)
-    return {"input_ids": input_ids, "attention_mask": attention, "position_ids": positions,
-            "completion_mask": completion, "old_logprobs": old_logprobs, "token_weights": weights,
-            "advantages": advantages.astype(np.float32),
-            "prompt_lengths": np.array([len(r.prompt_token_ids) for r in rollouts], dtype=np.int64)}
+    return {**padded, "completion_mask": completion, "old_logprobs": old_logprobs, "token_weights": weights,
+            "advantages": advantages.astype(np.float32)}
+
+
+def pad_rows(rows: list[tuple[list[int], list[int]]], pad_token_id: int) -> dict[str, np.ndarray]:
+    """(prompt ids, completion ids) rows left-padded to one right edge, as `generate` pads them:
+    input_ids [B, L], attention_mask [B, L], position_ids [B, L] (counted from each row's first real token),
+    prompt_lengths [B]."""
+    width = max(len(p) + len(c) for p, c in rows)
+    input_ids = np.full((len(rows), width), pad_token_id, dtype=np.int64)
+    attention = np.zeros((len(rows), width), dtype=np.int64)
+    for i, (prompt, completion) in enumerate(rows):
+        n = len(prompt) + len(completion)
+        input_ids[i, width - n:] = [*prompt, *completion]
+        attention[i, width - n:] = 1
+    return {"input_ids": input_ids, "attention_mask": attention,
+            "position_ids": np.clip(attention.cumsum(axis=1) - 1, 0, None),
+            "prompt_lengths": np.array([len(p) for p, _ in rows], dtype=np.int64)}

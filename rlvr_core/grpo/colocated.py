@@ -15,16 +15,34 @@ rollout pool's only worker. Ray runs an actor's calls one at a time, in
 order, so a generation submitted after `train_step` samples from the
 updated weights, as the staleness rule in `loop.py` expects.
 
+Reference log-probs ahead: after sampling rollouts (not greedy
+evaluations), a thread of this actor computes the frozen reference's
+log-probs of them while the driver verifies them and builds the batch; the
+update then looks its rows up instead of running the reference (the driver
+gives each data-parallel replica the groups it sampled). The reference never
+changes, so a prepared value is the one the update would compute, up to the
+float rounding of a different batch. `reference_prepared` in the trace counts
+the rows served this way.
+
 It cannot be restarted in place: a restart would lose the optimizer state,
 so a failure stops the run, which resumes from its last checkpoint.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 from typing import Any
 
+import numpy as np
+import torch
+
 from rlvr_core.grpo.actors import ServesRollouts
+from rlvr_core.grpo.batch import pad_rows
 from rlvr_core.grpo.trainer import PolicyTrainer
+
+log = logging.getLogger(__name__)
+Row = tuple[bytes, bytes]  # (prompt ids, completion ids) as int64 bytes: a dictionary key
 
 
 class ColocatedTrainer(PolicyTrainer, ServesRollouts):
@@ -37,6 +55,24 @@ class ColocatedTrainer(PolicyTrainer, ServesRollouts):
         super().__init__(model_path, **trainer_options)
         self.backend = HFBackend.sharing(self.model, model_path, seed=trainer_options.get("seed", 0),
                                          batch_size=generation_batch_size, trust_remote_code=trust_remote_code)
+        self.references = ReferenceAhead(self.reference_logprobs) if self.reference is not None else None
+
+    def generate(self, prompts: list[str], params: dict[str, Any]) -> list[dict[str, Any]]:
+        """Sample as any rollout worker; sampled rollouts (training's, not a greedy evaluation's) also start
+        their reference log-probs in the background."""
+        gens = super().generate(prompts, params)
+        if self.references is not None and params.get("temperature", 1.0) > 0:
+            self.references.prepare([(g["prompt_token_ids"], g["token_ids"]) for g in gens])
+        return gens
+
+    def train_step(self, batch: dict[str, np.ndarray] | None, batch_tokens: float | None = None) -> dict[str, float]:
+        metrics = super().train_step(batch, batch_tokens)
+        if self.references is not None:
+            self.references.forget_used()
+        return metrics
+
+    def _prepared_reference(self, t: dict[str, torch.Tensor], tail: int) -> torch.Tensor | None:
+        return None if self.references is None else self.references.lookup(t, tail)
 
     def _generation_context(self):
         """Eval mode (no dropout) and the trainer's autocast, so sampling and training compute alike."""
@@ -51,3 +87,63 @@ class ColocatedTrainer(PolicyTrainer, ServesRollouts):
         if version != self.version:
             raise ValueError(f"sync to version {version}, but the colocated trainer is at {self.version}")
         return self.version
+
+
+class ReferenceAhead:
+    """Reference log-probs of rollouts, computed in a thread as soon as they are sampled (see module docstring).
+
+    `prepare` starts a batch; `lookup` waits for it and returns a micro-batch's [B, tail] log-probs when every
+    row was prepared (else None: the caller computes them); `forget_used` drops every row prepared up to the
+    last batch an update read from (rows of later, generated-ahead batches stay). A failed preparation is
+    logged and its rows are simply missing.
+    """
+
+    def __init__(self, compute: "Any") -> None:
+        self.compute = compute                      # pad_rows arrays -> [B, K] tensor (PolicyTrainer method)
+        self.rows: dict[Row, tuple[int, np.ndarray]] = {}   # row -> (batch number, log-probs of its completion)
+        self.batches, self.used = 0, -1
+        self._thread: threading.Thread | None = None
+
+    def prepare(self, rows: list[tuple[list[int], list[int]]]) -> None:
+        self._wait()
+        self.batches += 1
+        distinct = list(dict.fromkeys((tuple(p), tuple(c)) for p, c in rows if c))
+        if distinct:
+            self._thread = threading.Thread(target=self._run, args=(distinct, self.batches), daemon=True,
+                                            name="reference-ahead")
+            self._thread.start()
+
+    def _run(self, rows: list[tuple[tuple[int, ...], tuple[int, ...]]], number: int) -> None:
+        try:
+            logprobs = self.compute(pad_rows([(list(p), list(c)) for p, c in rows], pad_token_id=0)).cpu().numpy()
+        except Exception:  # the update computes what is missing
+            log.warning("reference log-probs ahead failed; the update computes them", exc_info=True)
+            return
+        for i, (prompt, completion) in enumerate(rows):
+            key = (np.asarray(prompt, dtype=np.int64).tobytes(), np.asarray(completion, dtype=np.int64).tobytes())
+            self.rows[key] = (number, logprobs[i, logprobs.shape[1] - len(completion):])
+
+    def lookup(self, t: dict[str, torch.Tensor], tail: int) -> torch.Tensor | None:
+        self._wait()
+        ids, mask = t["input_ids"].cpu().numpy(), t["attention_mask"].cpu().numpy()
+        starts = ids.shape[1] - mask.sum(axis=1)
+        out = np.zeros((len(ids), tail), dtype=np.float32)
+        found = []
+        for i, (start, prompt) in enumerate(zip(starts.tolist(), t["prompt_lengths"].cpu().numpy().tolist())):
+            row = self.rows.get((ids[i, start:start + prompt].tobytes(), ids[i, start + prompt:].tobytes()))
+            if row is None:
+                return None
+            found.append(row[0])
+            values = row[1][-tail:]
+            out[i, tail - len(values):] = values
+        self.used = max(self.used, *found)
+        return torch.from_numpy(out).to(t["input_ids"].device)
+
+    def forget_used(self) -> None:
+        self._wait()
+        self.rows = {key: row for key, row in self.rows.items() if row[0] > self.used}
+
+    def _wait(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None

@@ -15,8 +15,9 @@ operations whose cost does not halve with a second thread (one replica on 2
 threads: sampling 1.2x and training 1.5x faster than on 1), while two
 single-threaded replicas each do half the work on their own core.
 
-Driver side: `shard_rows` splits a batch by whole groups and `combine_metrics`
-adds the replicas' metrics back up. Replica side: `open_rendezvous` (the
+Driver side: `shard_rows` gives each replica the groups it sampled (so the
+reference log-probs it computed while the driver verified them are ready,
+see colocated.py) and `combine_metrics` adds the replicas' metrics back up. Replica side: `open_rendezvous` (the
 first replica) and `join` set up the process group; `all_reduce_gradients`
 sums the gradients. Not covered: GPUs (NCCL), which nothing here can test.
 """
@@ -24,24 +25,34 @@ sums the gradients. Not covered: GPUs (NCCL), which nothing here can test.
 from __future__ import annotations
 
 import datetime
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
 import torch
 
 # Summed over replicas: each replica normalises them by the whole batch's token count.
 ADDITIVE_METRICS = ("loss", "kl", "clip_fraction", "trained_tokens", "micro_batches", "rollout_logprob_gap",
-                    "tis_weight_mean")
+                    "tis_weight_mean", "reference_prepared")
 
 
-def shard_rows(batch: dict[str, np.ndarray], replicas: int, group_size: int) -> list[dict[str, np.ndarray] | None]:
-    """`batch` split into `replicas` consecutive shards of whole groups (rows come in groups of `group_size`,
-    so each prompt's completions stay together and its prompt is still computed once); None for a replica
-    left without a group."""
-    rows = len(batch["advantages"])
-    groups = np.array_split(np.arange(rows // group_size), replicas)
-    return [{k: v[g[0] * group_size:(g[-1] + 1) * group_size] for k, v in batch.items()} if len(g) else None
-            for g in groups]
+def shard_rows(batch: dict[str, np.ndarray], replicas: int, group_size: int,
+               owners: Sequence[int] | None = None) -> list[dict[str, np.ndarray] | None]:
+    """`batch` split into `replicas` shares of whole groups (rows come in groups of `group_size`, so each
+    prompt's completions stay together and its prompt is still computed once): group g goes to replica
+    `owners[g]` (the one that sampled it, whose reference log-probs are ready), or without owners to
+    consecutive equal shares. None for a replica left without a group."""
+    groups = len(batch["advantages"]) // group_size
+    if owners is None:
+        shares = [list(g) for g in np.array_split(np.arange(groups), replicas)]
+    else:
+        if len(owners) != groups:
+            raise ValueError(f"{len(owners)} owners for {groups} groups; pass one per group")
+        shares = [[g for g in range(groups) if owners[g] == r] for r in range(replicas)]
+    out: list[dict[str, np.ndarray] | None] = []
+    for share in shares:
+        rows = np.concatenate([np.arange(g * group_size, (g + 1) * group_size) for g in share]) if share else None
+        out.append(None if rows is None else {k: v[rows] for k, v in batch.items()})
+    return out
 
 
 def combine_metrics(per_replica: list[dict[str, float]]) -> dict[str, float]:

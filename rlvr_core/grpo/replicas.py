@@ -13,7 +13,7 @@ generators are the trainers, so this is their whole weight sync.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -34,12 +34,13 @@ class TrainerReplicas:
         """The replica that publishes checkpoints, ships weights and scores log-probs."""
         return self.actors[0]
 
-    def submit_train_step(self, batch: dict[str, np.ndarray] | None) -> list[Any]:
-        """Start one update on every replica (each on its share of `batch`); `train_metrics` waits for it."""
+    def submit_train_step(self, batch: dict[str, np.ndarray] | None, owners: Sequence[int] | None = None) -> list[Any]:
+        """Start one update on every replica, each on its share of `batch` (group g on replica `owners[g]`, the
+        one that sampled it, when given); `train_metrics` waits for it."""
         if len(self.actors) == 1 or batch is None:
             return [actor.train_step.remote(batch) for actor in self.actors]
         tokens = float(batch["completion_mask"].sum())
-        shares = shard_rows(batch, len(self.actors), self.group_size)
+        shares = shard_rows(batch, len(self.actors), self.group_size, owners)
         return [actor.train_step.remote(share, tokens) for actor, share in zip(self.actors, shares)]
 
     def train_metrics(self, update: list[Any], version: int) -> dict[str, float]:

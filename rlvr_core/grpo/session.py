@@ -216,7 +216,7 @@ class Session:
         kept = filter_groups(split.fresh, filter_zero_variance=cfg.grpo.filter_zero_variance)
         arrays = build_train_batch(kept.groups, self.algorithm, max_new_tokens=cfg.sampling.max_new_tokens,
                                    pad_token_id=self.pad_id, skip_overlong=cfg.grpo.skip_overlong)
-        update = self.trainers.submit_train_step(arrays)
+        update = self.trainers.submit_train_step(arrays, [g.worker for g in kept.groups])
         self._fill_pending(training_now=True)  # generation for later steps overlaps this update
         self._log_samples(groups)  # written while the trainer updates
         self.version += 1
@@ -308,7 +308,7 @@ class Session:
                                     logprobs=g["logprobs"], text=g["text"], finish_reason=g["finish_reason"],
                                     weight_version=g["weight_version"], loss_mask=g.get("loss_mask"),
                                     episode=g.get("episode")) for g in gens[k * n:(k + 1) * n]]
-                groups.append(Group(position=position, problem=problem, rollouts=rollouts))
+                groups.append(Group(position=position, problem=problem, rollouts=rollouts, worker=request.slot))
         return groups
 
     def _verify(self, groups: list[Group]) -> None:

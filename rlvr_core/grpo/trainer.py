@@ -191,7 +191,8 @@ class PolicyTrainer:
         gradient all-reduce and steps, and its metrics are its share of the whole batch's.
         """
         metrics = {"loss": 0.0, "kl": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0,
-                   "lr": self.scheduler.get_last_lr()[0], "trained_tokens": 0, "micro_batches": 0}
+                   "lr": self.scheduler.get_last_lr()[0], "trained_tokens": 0, "micro_batches": 0,
+                   "reference_prepared": 0}
         shares = self.replicas > 1 and batch_tokens is not None  # a share of a batch the replicas step on
         if batch is not None:
             metrics.update(self.accumulate_gradients(batch, batch_tokens))
@@ -238,7 +239,8 @@ class PolicyTrainer:
     def _accumulate(self, batch: dict[str, np.ndarray], batch_tokens: float | None) -> dict[str, float]:
         local = float(batch["completion_mask"].sum())
         tokens = local if batch_tokens is None else float(batch_tokens)
-        metrics = {"loss": 0.0, "kl": 0.0, "clip_fraction": 0.0, "trained_tokens": int(local), "micro_batches": 0}
+        metrics = {"loss": 0.0, "kl": 0.0, "clip_fraction": 0.0, "trained_tokens": int(local), "micro_batches": 0,
+                   "reference_prepared": 0}
         if self.recompute_old_logprobs:
             metrics.update(rollout_logprob_gap=0.0, **({} if self.tis_cap is None else {"tis_weight_mean": 0.0}))
         for rows, first, tail in plan_micro_batches(batch, self.grad_accum_steps, self.micro_batch_tokens):
@@ -251,8 +253,12 @@ class PolicyTrainer:
                 logprobs = self._completion_logprobs(self.model, t, tail, prompt_lengths)
                 ref = None
                 if self.reference is not None:
-                    with torch.no_grad():
-                        ref = self._completion_logprobs(self.reference, t, tail, prompt_lengths)
+                    ref = self._prepared_reference(t, tail)
+                    if ref is None:
+                        with torch.no_grad():
+                            ref = self._completion_logprobs(self.reference, t, tail, prompt_lengths)
+                    else:
+                        metrics["reference_prepared"] += len(rows)
             mask = t["completion_mask"]
             old, weights = t["old_logprobs"], None
             if self.recompute_old_logprobs:  # pi_old under the trainer's numerics; no update has happened yet
@@ -270,6 +276,19 @@ class PolicyTrainer:
             if "kl" in stats:
                 metrics["kl"] += float((stats["kl"] * mask).sum()) / tokens
         return metrics
+
+    def _prepared_reference(self, t: dict[str, torch.Tensor], tail: int) -> torch.Tensor | None:
+        """[B, tail] reference log-probs of a micro-batch computed before the update was asked for, or None
+        (compute them now). The colocated trainer prepares its own rollouts' (colocated.py)."""
+        return None
+
+    def reference_logprobs(self, batch: dict[str, np.ndarray]) -> torch.Tensor:
+        """[B, K] float32 reference log-probs of `batch.pad_rows` arrays, K the longest completion: row i's
+        completion in its last columns, computed as a training step would (attention kernel, autocast)."""
+        t = {k: torch.from_numpy(batch[k]).to(self.device) for k in _INPUTS}
+        longest = int((batch["attention_mask"].sum(axis=1) - batch["prompt_lengths"]).max())
+        with torch.no_grad(), self._autocast():
+            return self._completion_logprobs(self.reference, t, longest, batch["prompt_lengths"]).float()
 
     def _completion_logprobs(self, model: torch.nn.Module, t: dict[str, torch.Tensor], tail: int,
                              prompt_lengths: np.ndarray | None) -> torch.Tensor:
