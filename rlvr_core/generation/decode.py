@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 import torch
+from transformers.cache_utils import Cache, DynamicLayer
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
@@ -57,6 +58,7 @@ def decode(model: "PreTrainedModel", prompt_ids: torch.Tensor, prompt_mask: torc
                     past_key_values=DynamicCache(config=model.config), use_cache=True, logits_to_keep=1)
     cache = prefill.past_key_values
     cache.batch_select_indices(group)
+    reserve(cache, max_new_tokens)
     logits = prefill.logits[:, -1].float()[group]                                      # [B, V]
     mask = torch.ones(rows, width + max_new_tokens, dtype=prompt_mask.dtype, device=prompt_mask.device)
     mask[:, :width] = prompt_mask[group]                                                # [B, W + N]
@@ -84,3 +86,47 @@ def decode(model: "PreTrainedModel", prompt_ids: torch.Tensor, prompt_mask: torc
 def _positions(mask: torch.Tensor) -> torch.Tensor:
     """Position ids of left-padded rows: 0 at each row's first real token (pads get 0; they are masked)."""
     return (mask.cumsum(dim=1) - 1).clamp(min=0)
+
+
+def reserve(cache: Cache, tokens: int) -> None:
+    """Give each plain dynamic layer of `cache` room for `tokens` more positions (see `ReservedLayer`); other
+    layer kinds (sliding windows, quantized) stay as they are."""
+    for index, layer in enumerate(cache.layers):
+        if type(layer) is DynamicLayer and layer.is_initialized:
+            cache.layers[index] = ReservedLayer(layer, tokens)
+
+
+class ReservedLayer(DynamicLayer):
+    """A `DynamicLayer` whose keys and values sit at the front of a buffer with room for more positions.
+
+    `DynamicLayer.update` concatenates: every new token copies every layer's whole cache again, a fifth of
+    the tiny model's sampling time. Here `update` writes the new positions into the buffer and returns views
+    of the filled part, the same values.
+    """
+
+    def __init__(self, layer: DynamicLayer, tokens: int) -> None:
+        super().__init__()
+        self.lazy_initialization(layer.keys, layer.values)
+        self.length = layer.keys.shape[-2]
+        shape = (*layer.keys.shape[:-2], self.length + tokens, layer.keys.shape[-1])
+        self._key_buffer = layer.keys.new_empty(shape)
+        self._value_buffer = layer.values.new_empty((*shape[:-1], layer.values.shape[-1]))
+        self._key_buffer[..., :self.length, :] = layer.keys
+        self._value_buffer[..., :self.length, :] = layer.values
+        self._expose()
+
+    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs
+               ) -> tuple[torch.Tensor, torch.Tensor]:
+        end = self.length + key_states.shape[-2]
+        if end > self._key_buffer.shape[-2]:
+            raise RuntimeError(f"ReservedLayer: {end} positions, but room was reserved for "
+                               f"{self._key_buffer.shape[-2]}; reserve() at least as many tokens as are decoded")
+        self._key_buffer[..., self.length:end, :] = key_states
+        self._value_buffer[..., self.length:end, :] = value_states
+        self.length = end
+        self._expose()
+        return self.keys, self.values
+
+    def _expose(self) -> None:
+        self.keys = self._key_buffer[..., :self.length, :]
+        self.values = self._value_buffer[..., :self.length, :]

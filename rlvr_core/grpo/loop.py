@@ -9,8 +9,11 @@ allows -> weight sync (verified) -> held-out eval, trace, checkpoint.
 Generating ahead: a batch for step t, submitted while the workers hold
 version v_r, is trained at trainer version t-1; it is submitted only if
 (t-1) - v_r <= max_staleness. So `max_staleness: 0` is strictly on-policy
-and each extra unit lets generation run one more step ahead. The staleness
-filter checks the version each sample actually came from regardless.
+and each extra unit lets generation run one more step ahead. Colocated, the
+generators are the trainers and run their calls in order, so v_r counts the
+update in flight: at `max_staleness: 0` the next step's generation is queued
+right behind the update. The staleness filter checks the version each sample
+actually came from regardless.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ class PendingBatch:
     step: int
     requests: list[Any]
     submitted_at: float
+    positions: list[int]  # the stream positions of its prompts, in the order they were drawn
 
 
 def train(config: "ExperimentConfig", run_dir: Path | None = None, hooks: Iterable[CheckpointHook] = (), *,

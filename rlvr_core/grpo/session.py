@@ -268,9 +268,18 @@ class Session:
         return bool(t.eval_every) and self.step % t.eval_every == 0
 
     def _fill_pending(self, training_now: bool = False) -> None:
-        """Submit batches for upcoming steps while the staleness bound allows (see loop.py)."""
+        """Submit batches for upcoming steps while the staleness bound allows (see loop.py).
+
+        Colocated, a generation sees every update submitted before it (an actor runs its calls in order), so
+        its version is the number of updates submitted, the one in flight included: with `max_staleness: 0`
+        the next step's generation is queued right behind the update, and the replicas start it without
+        waiting for the driver to read the update's result.
+        """
         t = self.config.training
-        rollout_version = self.pool.weights[1] if self.pool.weights else 0
+        if t.colocated:
+            rollout_version = self.version + (1 if training_now else 0)
+        else:
+            rollout_version = self.pool.weights[1] if self.pool.weights else 0
         while True:
             target = self.step + len(self.pending) + (1 if training_now else 0)
             if target > t.max_steps or (target - 1) - rollout_version > t.max_staleness:
@@ -297,7 +306,8 @@ class Session:
                     params["seed"] = episode_seed(cfg.run.seed, step, positions)
                     prompts = [p for _, p in chunk]
                 requests.append(self.pool.submit(slot, prompts, params, tag=chunk, method=method))
-        return PendingBatch(step=step, requests=requests, submitted_at=time.perf_counter())
+        return PendingBatch(step=step, requests=requests, submitted_at=time.perf_counter(),
+                            positions=[position for position, _ in items])
 
     def _groups(self, batch: PendingBatch, outputs: list[list[dict[str, Any]]]) -> list[Group]:
         n = self.config.sampling.group_size
@@ -369,7 +379,8 @@ class Session:
         import ray
 
         cfg = self.config
-        in_flight = [pos for b in self.pending for r in b.requests for pos, _ in r.tag]
+        # In the order they were drawn (the requests hold them by worker), so a resume deals them out as before.
+        in_flight = [position for b in self.pending for position in b.positions]
         driver = {"step": self.step, "data": self.stream.state(in_flight)}
         info = ray.get(self.trainers.lead.publish.remote(str(self.run_dir / "checkpoints"), step=self.step,
                                                    config_hash=cfg.config_hash(), driver_state=driver,

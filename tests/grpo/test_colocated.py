@@ -23,9 +23,12 @@ from rlvr_core.grpo.trace import read_trace
 pytestmark = pytest.mark.slow
 
 
+def _rollout_rows(run_dir) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / "traces" / "rollouts.jsonl").read_text().splitlines()]
+
+
 def _rollouts(run_dir) -> list[tuple[int, str, float]]:
-    rows = [json.loads(line) for line in (run_dir / "traces" / "rollouts.jsonl").read_text().splitlines()]
-    return [(r["step"], r["text"], r["reward"]) for r in rows]
+    return [(r["step"], r["text"], r["reward"]) for r in _rollout_rows(run_dir)]
 
 
 def test_colocated_and_split_runs_sample_the_same_rollouts_and_reach_the_same_weights(ray_cluster, tiny_config,
@@ -36,6 +39,8 @@ def test_colocated_and_split_runs_sample_the_same_rollouts_and_reach_the_same_we
 
     assert _rollouts(colocated.run_dir) == _rollouts(split.run_dir)
     assert len({step for step, _, _ in _rollouts(colocated.run_dir)}) == 3
+    # Each step's generation, queued behind the previous update, sampled the weights that update made.
+    assert {(r["step"], r["weight_version"]) for r in _rollout_rows(colocated.run_dir)} == {(1, 0), (2, 1), (3, 2)}
     a = load_file(os.path.join(split.final_checkpoint, "model.safetensors"))
     b = load_file(os.path.join(colocated.final_checkpoint, "model.safetensors"))
     assert a.keys() == b.keys()
