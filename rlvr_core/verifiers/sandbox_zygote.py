@@ -187,8 +187,8 @@ def _child(request, run_dir, stdout_fd, stderr_fd, rpc_fds):
 
 
 # --- one run -------------------------------------------------------------------------------------
-def _sandbox_pids():
-    """Every process of the sandbox but this one (and the namespace's init)."""
+def _sandbox_processes():
+    """(pid, state, parent pid) of every process of the sandbox but this one (and the namespace's init)."""
     me, found = os.getpid(), []
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) in (1, me):
@@ -197,12 +197,16 @@ def _sandbox_pids():
             if not PID_NS and _real_uid(name) != UID:  # not st_uid: a process that left root is owned by root there
                 continue
             with open(f"/proc/{name}/stat", "rb") as fh:
-                if fh.read().rsplit(b")", 1)[1].split()[0] == b"Z":
-                    continue
-            found.append(int(name))
-        except OSError:
+                state, parent = fh.read().rsplit(b")", 1)[1].split()[:2]
+            found.append((int(name), state, int(parent)))
+        except (OSError, ValueError):
             pass
     return found
+
+
+def _sandbox_pids():
+    """Every live (not zombie) process of the sandbox but this one (and the namespace's init)."""
+    return [pid for pid, state, _ in _sandbox_processes() if state != b"Z"]
 
 
 def _real_uid(pid):
@@ -222,8 +226,12 @@ def _kill_leftovers(pgid):
             pass
     if PID_NS or UID >= 0:
         for attempt in range(500):  # a fork bomb is capped by pids.max / RLIMIT_NPROC, so this converges
-            alive = _sandbox_pids()
-            if not alive:
+            processes = _sandbox_processes()
+            alive = [pid for pid, state, _ in processes if state != b"Z"]
+            # Dead but unreaped children of this process or of a sandbox process about to die (they come back
+            # here, the subreaper): wait for them too, or they outlive the run as zombies until the next one.
+            ours = {os.getpid(), *alive}
+            if not alive and not any(state == b"Z" and parent in ours for _, state, parent in processes):
                 break
             for pid in alive:
                 try:
