@@ -107,20 +107,19 @@ class ReferenceAhead:
     def prepare(self, rows: list[tuple[list[int], list[int]]]) -> None:
         self._wait()
         self.batches += 1
-        distinct = list(dict.fromkeys((tuple(p), tuple(c)) for p, c in rows if c))
+        distinct = {_key(p, c): (p, c) for p, c in rows if c}  # samples of a prompt may repeat a completion
         if distinct:
             self._thread = threading.Thread(target=self._run, args=(distinct, self.batches), daemon=True,
                                             name="reference-ahead")
             self._thread.start()
 
-    def _run(self, rows: list[tuple[tuple[int, ...], tuple[int, ...]]], number: int) -> None:
+    def _run(self, rows: dict[Row, tuple[list[int], list[int]]], number: int) -> None:
         try:
-            logprobs = self.compute(pad_rows([(list(p), list(c)) for p, c in rows], pad_token_id=0)).cpu().numpy()
+            logprobs = self.compute(pad_rows(list(rows.values()), pad_token_id=0)).cpu().numpy()
         except Exception:  # the update computes what is missing
             log.warning("reference log-probs ahead failed; the update computes them", exc_info=True)
             return
-        for i, (prompt, completion) in enumerate(rows):
-            key = (np.asarray(prompt, dtype=np.int64).tobytes(), np.asarray(completion, dtype=np.int64).tobytes())
+        for i, (key, (_, completion)) in enumerate(rows.items()):
             self.rows[key] = (number, logprobs[i, logprobs.shape[1] - len(completion):])
 
     def lookup(self, t: dict[str, torch.Tensor], tail: int) -> torch.Tensor | None:
@@ -130,7 +129,7 @@ class ReferenceAhead:
         out = np.zeros((len(ids), tail), dtype=np.float32)
         found = []
         for i, (start, prompt) in enumerate(zip(starts.tolist(), t["prompt_lengths"].cpu().numpy().tolist())):
-            row = self.rows.get((ids[i, start:start + prompt].tobytes(), ids[i, start + prompt:].tobytes()))
+            row = self.rows.get(_key(ids[i, start:start + prompt], ids[i, start + prompt:]))
             if row is None:
                 return None
             found.append(row[0])
@@ -147,3 +146,8 @@ class ReferenceAhead:
         if self._thread is not None:
             self._thread.join()
             self._thread = None
+
+
+def _key(prompt: "list[int] | np.ndarray", completion: "list[int] | np.ndarray") -> Row:
+    """A row's dictionary key, the same whether built from token lists or from a padded batch's int64 slices."""
+    return np.asarray(prompt, dtype=np.int64).tobytes(), np.asarray(completion, dtype=np.int64).tobytes()

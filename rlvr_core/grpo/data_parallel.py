@@ -48,11 +48,8 @@ def shard_rows(batch: dict[str, np.ndarray], replicas: int, group_size: int,
         if len(owners) != groups:
             raise ValueError(f"{len(owners)} owners for {groups} groups; pass one per group")
         shares = [[g for g in range(groups) if owners[g] == r] for r in range(replicas)]
-    out: list[dict[str, np.ndarray] | None] = []
-    for share in shares:
-        rows = np.concatenate([np.arange(g * group_size, (g + 1) * group_size) for g in share]) if share else None
-        out.append(None if rows is None else {k: v[rows] for k, v in batch.items()})
-    return out
+    rows = [(np.asarray(share)[:, None] * group_size + np.arange(group_size)).reshape(-1) for share in shares]
+    return [{k: v[r] for k, v in batch.items()} if len(r) else None for r in rows]
 
 
 def combine_metrics(per_replica: list[dict[str, float]]) -> dict[str, float]:
