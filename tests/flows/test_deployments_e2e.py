@@ -214,9 +214,10 @@ def test_a_cancelled_training_ends_cancelled_and_a_retry_resumes_it_to_max_steps
 
     server, worker_log = deployed
     runs_dir = tmp_path / "runs"
-    # 60 steps: the cancel (a CLI process, then the worker's signal) must land before the last one; 10 steps
-    # are about 2 s of tiny-arith training, shorter than that.
-    params = {"max_steps": 60, "evaluate_base": False,
+    # 200 steps: the cancel (a CLI process, then the worker's signal) must land before the last one. With two
+    # replicas 10 steps take about 1.3 s, so 60 steps once finished before the cancel landed; 190 steps after
+    # the first checkpoint leave it half a minute.
+    params = {"max_steps": 200, "evaluate_base": False,
               "overrides": [f"run.runs_dir={runs_dir}", "checkpointing.every_steps=10", "training.eval_every=0",
                             "evaluation.limit=8", f"storage.root={TEST_STORE}"]}
     flow_run_id = run_deployment(server, "train-and-eval/arith", params)
@@ -229,13 +230,13 @@ def test_a_cancelled_training_ends_cancelled_and_a_retry_resumes_it_to_max_steps
         assert cancelled.state.is_cancelled(), f"{cancelled.state}\n{worker_log.read_text()[-4000:]}"
         wait_for_path(lambda: None if processes_mentioning(str(run_dir)) else run_dir, 60)
         kept = {p.name for p in (run_dir / "checkpoints").iterdir() if (p / "checkpoint.json").is_file()}
-        assert "step-000060" not in kept
+        assert "step-000200" not in kept
 
         prefect_cli(server, "flow-run", "retry", flow_run_id)
         retried = wait_final(client, flow_run_id, timeout_s=600)
         assert retried.state.is_completed(), f"{retried.state}\n{worker_log.read_text()[-4000:]}"
         assert [p.name for p in runs_dir.iterdir()] == [run_dir.name], "the retry must reuse the run folder"
-        assert (run_dir / "checkpoints" / "step-000060" / "checkpoint.json").is_file()
+        assert (run_dir / "checkpoints" / "step-000200" / "checkpoint.json").is_file()
         logs = [log.message for offset in range(0, 2000, 200) for log in client.read_logs(
             log_filter=LogFilter(flow_run_id=LogFilterFlowRunId(any_=[retried.id])), limit=200, offset=offset)]
         assert any(message.startswith("resuming: ") and "--resume" in message for message in logs), logs[-20:]
