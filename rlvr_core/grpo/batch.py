@@ -140,6 +140,37 @@ def build_train_batch(groups: list[Group], algorithm: "Algorithm", *, max_new_to
             "advantages": advantages.astype(np.float32)}
 
 
+def merge_identical_rows(batch: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """`batch` with rows identical in every array merged into one row that counts for all of them, and how
+    many completions each row of the result stands for ([B'] int64, all 1 when no row repeats).
+
+    Sampling a small or well-trained policy repeats completions (the 8 answers to "12+30" are often a few
+    distinct strings), and a repeated row costs a forward and a backward pass that add the very same
+    gradient again. The loss is a sum over rows of per-token terms times `token_weights`, each term a
+    function of its own row's arrays only (ids, old log-probs, advantage), so one row carrying k times the
+    token weights of k identical rows gives the same loss and gradient, up to float summation order. Its
+    `completion_mask` is scaled by k too, so the token counts and per-token metrics the trainer sums over
+    it stay the whole batch's. Rows keep their order (a prompt's completions stay together).
+    """
+    n = len(batch["input_ids"])
+    if any(len(v) != n for v in batch.values()):
+        raise ValueError(f"every array of a training batch has one row per completion ({n} rows); got lengths "
+                         f"{ {k: len(v) for k, v in batch.items()} }")
+    fingerprint = np.concatenate([np.ascontiguousarray(batch[k]).reshape(n, -1).view(np.uint8)
+                                  for k in sorted(batch)], axis=1)
+    seen: dict[bytes, list[int]] = {}  # row bytes -> [first row, copies], in first-seen order
+    for i, row in enumerate(fingerprint):
+        seen.setdefault(row.tobytes(), [i, 0])[1] += 1
+    if len(seen) == n:
+        return batch, np.ones(n, dtype=np.int64)
+    keep = np.array([first for first, _ in seen.values()])
+    copies = np.array([count for _, count in seen.values()], dtype=np.int64)
+    merged = {k: v[keep] for k, v in batch.items()}
+    for k in ("completion_mask", "token_weights"):
+        merged[k] = merged[k] * copies[:, None].astype(merged[k].dtype)
+    return merged, copies
+
+
 def pad_rows(rows: list[tuple[list[int], list[int]]], pad_token_id: int) -> dict[str, np.ndarray]:
     """(prompt ids, completion ids) rows left-padded to one right edge, as `generate` pads them:
     input_ids [B, L], attention_mask [B, L], position_ids [B, L] (counted from each row's first real token),

@@ -11,7 +11,10 @@ padding its rows share and computes logits only for the trailing positions
 that hold trained tokens. With `share_prompts` (and no gradient
 checkpointing, which recomputes without a KV cache) each distinct prompt of
 a micro-batch runs through the policy and the reference once, its G
-completions on top of its cached keys/values (`shared_prompt.py`).
+completions on top of its cached keys/values (`shared_prompt.py`). Rows
+repeated exactly (the same completion of the same prompt with the same
+advantage, common once the policy is sure of an answer) run once, weighted by
+their count (`batch.merge_identical_rows`: the same loss and gradient).
 
 Old log-probs: the rollout engine's by default. With
 `recompute_old_logprobs`, the trainer's own (free: one update per batch, so
@@ -37,6 +40,7 @@ import numpy as np
 import torch
 
 from rlvr_core.grpo.algo.common import ClipSettings, per_token_loss, truncated_is_weights
+from rlvr_core.grpo.batch import merge_identical_rows
 from rlvr_core.grpo.shared_prompt import shared_prompt_logprobs
 
 if TYPE_CHECKING:
@@ -192,7 +196,7 @@ class PolicyTrainer:
         """
         metrics = {"loss": 0.0, "kl": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0,
                    "lr": self.scheduler.get_last_lr()[0], "trained_tokens": 0, "micro_batches": 0,
-                   "reference_prepared": 0}
+                   "reference_prepared": 0, "rows_merged": 0}
         shares = self.replicas > 1 and batch_tokens is not None  # a share of a batch the replicas step on
         if batch is not None:
             metrics.update(self.accumulate_gradients(batch, batch_tokens))
@@ -237,10 +241,11 @@ class PolicyTrainer:
             self.model.set_attn_implementation(loaded)
 
     def _accumulate(self, batch: dict[str, np.ndarray], batch_tokens: float | None) -> dict[str, float]:
+        batch, copies = merge_identical_rows(batch)
         local = float(batch["completion_mask"].sum())
         tokens = local if batch_tokens is None else float(batch_tokens)
         metrics = {"loss": 0.0, "kl": 0.0, "clip_fraction": 0.0, "trained_tokens": int(local), "micro_batches": 0,
-                   "reference_prepared": 0}
+                   "reference_prepared": 0, "rows_merged": int(copies.sum()) - len(copies)}
         if self.recompute_old_logprobs:
             metrics.update(rollout_logprob_gap=0.0, **({} if self.tis_cap is None else {"tis_weight_mean": 0.0}))
         for rows, first, tail in plan_micro_batches(batch, self.grad_accum_steps, self.micro_batch_tokens):
@@ -258,7 +263,7 @@ class PolicyTrainer:
                         with torch.no_grad():
                             ref = self._completion_logprobs(self.reference, t, tail, prompt_lengths)
                     else:
-                        metrics["reference_prepared"] += len(rows)
+                        metrics["reference_prepared"] += int(copies[rows].sum())
             mask = t["completion_mask"]
             old, weights = t["old_logprobs"], None
             if self.recompute_old_logprobs:  # pi_old under the trainer's numerics; no update has happened yet
