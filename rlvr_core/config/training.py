@@ -132,8 +132,8 @@ class TrainingConfig(Section):
     samples_per_step: int = Field(4, ge=0, le=1000, description="Prompt/completion/reward examples written to samples.jsonl per step.")
     plot_every: int = Field(
         50, ge=1, le=MAX_STEPS,
-        description="Redraw reward_curve.png and RESULTS.md every N steps (and at the end). A redraw takes ~0.15 s "
-                    "of the driver's CPU: every 10 steps that was 5% of a tiny-model run on 2 cores.")
+        description="Redraw reward_curve.png and RESULTS.md every N steps (and at the end), in a thread beside the "
+                    "loop. A redraw takes ~0.1 s of CPU: every 10 steps that was 5% of a tiny-model run on 2 cores.")
 
     @model_validator(mode="after")
     def validate_rules(self) -> "TrainingConfig":

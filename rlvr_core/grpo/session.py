@@ -28,7 +28,7 @@ from rlvr_core.grpo.batch import Group, Rollout, build_train_batch, filter_group
 from rlvr_core.grpo.loop import PendingBatch, TrainResult
 from rlvr_core.grpo.sampling import (episode_seed, plan_requests, rollout_settings, sample_seeds, source_of,
                                      stop_strings, training_prompt)
-from rlvr_core.grpo.trace import TraceWriter, plot_reward_curve, read_trace, write_results, write_rollout_settings
+from rlvr_core.grpo.trace import BackgroundSummaries, TraceWriter, read_trace, write_rollout_settings
 
 if TYPE_CHECKING:
     from rlvr_core.checkpoints import CheckpointInfo
@@ -49,6 +49,7 @@ class Session:
         self.owns_ray = False
         self.verifier = None
         self.trace: TraceWriter | None = None
+        self.summaries: BackgroundSummaries | None = None
         self.events: list[str] = []  # driver events (resume, restart), shown with the rollout pool's in RESULTS.md
 
     # -- setup / teardown -------------------------------------------------------------------------------------
@@ -82,6 +83,8 @@ class Session:
 
         if self.verifier is not None:
             self.verifier.close()
+        if self.summaries is not None:
+            self.summaries.close()
         if self.trace is not None:
             self.trace.close()
         status = "completed" if exc_type is None else f"failed: {exc_type.__name__}: {exc}"[:500]
@@ -106,6 +109,7 @@ class Session:
 
         cfg, t = self.config, self.config.training
         checkpoint = self._start_point()  # before anything slow: a damaged trace fails here, in seconds
+        self.summaries = BackgroundSummaries(self.run_dir)
         store = open_store(cfg.storage.root, endpoint_url=cfg.storage.endpoint_url)
         base_path = resolve_model_path(cfg.model.name_or_path, store)
         self.stream = build_prompt_stream(cfg, store)
@@ -196,6 +200,7 @@ class Session:
             if self.step % t.plot_every == 0 or self.step == t.max_steps:
                 self._write_summaries()
         self._write_summaries()
+        self.summaries.wait()
         return TrainResult(run_dir=self.run_dir, final_checkpoint=final, steps=self.step, trainer_version=self.version,
                            heldout=list(self.heldout_history), worker_restarts=sum(self.pool.restarts),
                            events=[*self.events, *self.pool.events])
@@ -393,9 +398,9 @@ class Session:
         return info["path"]
 
     def _write_summaries(self) -> None:
-        steps = read_trace(self.run_dir)
-        plot_reward_curve(self.run_dir, steps)
-        write_results(self.run_dir, steps, checkpoints=self.checkpoints, events=[*self.events, *self.pool.events])
+        """The curve and RESULTS.md from the trace so far, drawn beside the loop (`BackgroundSummaries`)."""
+        self.summaries.submit(read_trace(self.run_dir), checkpoints=self.checkpoints,
+                              events=[*self.events, *self.pool.events])
 
 
 def _pad_id(model_path: str) -> int:
