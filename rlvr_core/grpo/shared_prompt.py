@@ -6,8 +6,12 @@ are identical: on tiny-arith (17 prompt tokens, 8 completion tokens, G=8)
 that is 68% of the tokens of a step. Here each distinct prompt of a
 micro-batch goes through the model once (with gradients), its keys/values
 are gathered once per completion, and the completions run on top of them.
-Autograd sums the G completions' gradients through the gathered cache into
-the one prompt pass, so the loss and its gradients are those of the full
+The shared pass also covers the tokens every completion of the prompt
+starts with (a fixed answer format such as "#### " is 5 of tiny-arith's 8
+completion tokens once the model has learnt it): their log-probs come from
+it once, and each completion runs only from where it differs. Autograd sums
+the G completions' gradients through the gathered cache and log-probs into
+the one shared pass, so the loss and its gradients are those of the full
 rows up to float rounding (`tests/grpo/test_shared_prompt.py`). The same
 idea as "Prefix Grouper" (Liu et al. 2025), on the model's own KV cache
 instead of a custom attention kernel, so it works for any Hugging Face
@@ -31,33 +35,88 @@ def shared_prompt_logprobs(model: torch.nn.Module, input_ids: torch.Tensor, atte
     """[B, last] raw-model log-probs of the completion tokens, each distinct prompt computed once.
 
     `prompt_lengths[i]`: how many of row i's real tokens are its prompt; the rest, up to the right edge,
-    are its completion. Rows whose prompts are the same tokens share one prompt pass.
+    are its completion. Rows whose prompts are the same tokens share one pass over the prompt and over the
+    tokens all their completions start with (see the module docstring).
     """
     ids = input_ids.cpu().numpy()
     rows, width = ids.shape
     starts = width - attention_mask.sum(dim=1).cpu().numpy()
     prompt_of, prompts = _distinct_prompts(ids, starts, prompt_lengths)
     completion_lengths = width - starts - prompt_lengths
+    completions = [ids[i, width - n:].tolist() for i, n in enumerate(completion_lengths.tolist())]
+    common = _common_starts(completions, prompt_of, len(prompts))                                 # [P]
     device = input_ids.device
     group = torch.as_tensor(prompt_of, device=device)
 
-    prompt_ids, prompt_mask = _left_padded(prompts, device)
-    out = model(input_ids=prompt_ids, attention_mask=prompt_mask,
-                position_ids=(prompt_mask.cumsum(dim=1) - 1).clamp(min=0), use_cache=True, logits_to_keep=1)
-    completion_ids = _right_aligned_to_left(ids, completion_lengths, device)                  # [B, Lc]
-    first = out.logits[:, -1].float().log_softmax(dim=-1)[group]                             # [B, V]
-    logprobs = [first.gather(1, completion_ids[:, :1])]                                      # [B, 1]
-    span = completion_ids.shape[1]
-    if span > 1:
+    # The shared pass: prompt + common start, whose last common + 1 positions predict completion tokens 0..common.
+    first_row = {g: i for i, g in reversed(list(enumerate(prompt_of)))}
+    prefix_ids, prefix_mask = _left_padded([(*prompts[g], *completions[first_row[g]][:common[g]])
+                                            for g in range(len(prompts))], device)
+    keep = int(common.max()) + 1
+    out = model(input_ids=prefix_ids, attention_mask=prefix_mask,
+                position_ids=(prefix_mask.cumsum(dim=1) - 1).clamp(min=0), use_cache=True, logits_to_keep=keep)
+    shared = out.logits.float().log_softmax(dim=-1)                                            # [P, keep, V]
+    row, k = _tokens(np.minimum(common[prompt_of] + 1, completion_lengths))
+    column = keep - 1 - common[prompt_of][row] + k
+    span = max(int(completion_lengths.max()), 1)
+    logprobs = shared.new_zeros((rows, span)).index_put(
+        (_long(row, device), _long(k, device)),
+        shared[_long(np.asarray(prompt_of)[row], device), _long(column, device),
+               _long(np.array([completions[i][j] for i, j in zip(row, k)], dtype=np.int64), device)])
+    # Each row's own pass, on the shared pass's cache: its tokens after the common start predict the rest.
+    own = np.maximum(completion_lengths - 1 - common[prompt_of], 0)                             # [B]
+    if own.max() > 0:
+        own_ids = torch.as_tensor(_right_padded([completions[i][common[g]:common[g] + own[i]]
+                                                 for i, g in enumerate(prompt_of)], int(own.max())), device=device)
+        steps = torch.arange(own_ids.shape[1], device=device)
+        own_mask = (steps < torch.as_tensor(own, device=device)[:, None]).to(prefix_mask.dtype)
         cache = out.past_key_values
         cache.batch_select_indices(group)
-        steps = torch.arange(span - 1, device=device)
-        completion_mask = (steps < torch.as_tensor(completion_lengths, device=device)[:, None]).to(prompt_mask.dtype)
-        logits = model(input_ids=completion_ids[:, :-1], attention_mask=torch.cat([prompt_mask[group], completion_mask], dim=1),
-                       position_ids=prompt_mask.sum(dim=1)[group][:, None] + steps, past_key_values=cache,
-                       use_cache=True).logits.float()                                        # [B, Lc-1, V]
-        logprobs.append(logits.gather(-1, completion_ids[:, 1:, None]).squeeze(-1) - logits.logsumexp(dim=-1))
-    return _into_tail(torch.cat(logprobs, dim=1), completion_lengths, last)
+        logits = model(input_ids=own_ids, attention_mask=torch.cat([prefix_mask[group], own_mask], dim=1),
+                       position_ids=prefix_mask.sum(dim=1)[group][:, None] + steps, past_key_values=cache,
+                       use_cache=True).logits.float()                                       # [B, M, V]
+        row, j = _tokens(own)
+        k = common[prompt_of][row] + 1 + j
+        targets = _long(np.array([completions[i][t] for i, t in zip(row, k)], dtype=np.int64), device)
+        picked = logits[_long(row, device), _long(j, device)]                                 # [N, V]
+        logprobs = logprobs.index_put((_long(row, device), _long(k, device)),
+                                      picked.gather(1, targets[:, None]).squeeze(1) - picked.logsumexp(dim=-1))
+    return _into_tail(logprobs, completion_lengths, last)
+
+
+def _common_starts(completions: list[list[int]], prompt_of: list[int], prompts: int) -> np.ndarray:
+    """[P] how many leading tokens every completion of each prompt has in common (at most the shortest one's
+    length: a completion that is only the common start is still predicted)."""
+    common = np.zeros(prompts, dtype=np.int64)
+    members: dict[int, list[list[int]]] = {}
+    for completion, g in zip(completions, prompt_of):
+        members.setdefault(g, []).append(completion)
+    for g, group in members.items():
+        n = min(len(c) for c in group)
+        first = group[0]
+        while n and any(c[:n] != first[:n] for c in group[1:]):
+            n -= 1
+        common[g] = n
+    return common
+
+
+def _tokens(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(row, index) of the first `counts[i]` tokens of every row i, as flat arrays."""
+    k = np.arange(max(int(counts.max()), 1))[None, :]
+    row, index = np.nonzero(k < counts[:, None])
+    return row, index
+
+
+def _long(values: np.ndarray, device: torch.device) -> torch.Tensor:
+    return torch.as_tensor(np.asarray(values, dtype=np.int64), device=device)
+
+
+def _right_padded(sequences: list[list[int]], width: int) -> np.ndarray:
+    """[B, width] int64, each sequence from column 0, padded with 0 (masked: any id in the vocabulary does)."""
+    out = np.zeros((len(sequences), width), dtype=np.int64)
+    for i, sequence in enumerate(sequences):
+        out[i, :len(sequence)] = sequence
+    return out
 
 
 def _distinct_prompts(ids: np.ndarray, starts: np.ndarray,
@@ -79,16 +138,6 @@ def _left_padded(prompts: list[tuple[int, ...]], device: torch.device) -> tuple[
         ids[i, width - len(prompt):] = prompt
         mask[i, width - len(prompt):] = 1
     return torch.from_numpy(ids).to(device), torch.from_numpy(mask).to(device)
-
-
-def _right_aligned_to_left(ids: np.ndarray, lengths: np.ndarray, device: torch.device) -> torch.Tensor:
-    """[B, Lc] completion ids starting at column 0 (they end at the right edge of `ids`), right-padded with 0."""
-    rows, width = ids.shape
-    span = max(int(lengths.max()), 1)
-    out = np.zeros((rows, span), dtype=np.int64)
-    for i, n in enumerate(lengths.tolist()):
-        out[i, :n] = ids[i, width - n:]
-    return torch.from_numpy(out).to(device)
 
 
 def _into_tail(logprobs: torch.Tensor, lengths: np.ndarray, last: int) -> torch.Tensor:

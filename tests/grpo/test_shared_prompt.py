@@ -12,6 +12,9 @@ import numpy as np
 import pytest
 import torch
 
+from rlvr_core.data.schema import Problem
+from rlvr_core.grpo.algo import get_algorithm
+from rlvr_core.grpo.batch import Group, Rollout, build_train_batch
 from rlvr_core.grpo.shared_prompt import shared_prompt_logprobs
 from rlvr_core.grpo.trainer import plan_micro_batches, token_logprobs
 from tests.grpo.test_trainer_microbatch import random_batch, trainer
@@ -61,3 +64,44 @@ def test_gradient_checkpointing_runs_full_rows(tiny_model_dir: Path) -> None:
     assert not trainer(tiny_model_dir, gradient_checkpointing=True).share_prompts
     assert trainer(tiny_model_dir).share_prompts
     assert np.all(random_batch(1)["prompt_lengths"] > 0)
+
+
+def same_start_batch() -> dict:
+    """Groups whose completions share their first tokens: a format prefix then different answers, completions
+    that are all alike, one that is only the common start, and one group with nothing in common."""
+    completions = {
+        (5, 6, 7): [[8, 8, 8, 5, 20, 21, 1], [8, 8, 8, 5, 22, 1], [8, 8, 8, 5, 20, 23, 24, 1], [8, 8, 8, 5]],
+        (9, 10): [[11, 12, 1]] * 3 + [[11, 12, 1, 13]],
+        (14, 15, 16, 17): [[3, 4], [18, 4], [3], [19, 20, 21]],
+    }
+    groups = [Group(position=g, problem=Problem(str(g), "t", "", "", "math"), rollouts=[
+        Rollout(prompt_token_ids=list(prompt), token_ids=c, logprobs=[-1.0] * len(c), text="", finish_reason="stop",
+                weight_version=0, reward=float(i % 2)) for i, c in enumerate(group)])
+              for g, (prompt, group) in enumerate(completions.items())]
+    return build_train_batch(groups, get_algorithm("grpo"), max_new_tokens=8, pad_token_id=0, skip_overlong=False)
+
+
+def test_completions_starting_alike_share_that_start_and_still_equal_the_full_rows(tiny_model_dir: Path) -> None:
+    batch = same_start_batch()
+    model = trainer(tiny_model_dir).model.eval()
+    (_, _, tail), = plan_micro_batches(batch, 1, None)
+    full, shared = logprobs_both_ways(model, batch, tail)
+    trained = torch.from_numpy(batch["completion_mask"][:, -tail:]) > 0
+    torch.testing.assert_close(shared[trained], full[trained], rtol=1e-5, atol=1e-5)
+    assert not shared[~trained].any()
+
+
+def test_gradients_through_a_shared_completion_start_equal_the_full_rows(tiny_model_dir: Path) -> None:
+    batch = same_start_batch()
+    shared, full = trainer(tiny_model_dir), trainer(tiny_model_dir, share_prompts=False)
+    a, b = shared.accumulate_gradients(batch), full.accumulate_gradients(batch)
+    assert a["loss"] == pytest.approx(b["loss"], rel=1e-4, abs=1e-6)
+    for (name, p), q in zip(shared.model.named_parameters(), full.model.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-6, msg=name)
+
+
+def test_the_shared_start_is_the_longest_common_prefix_up_to_the_shortest_completion() -> None:
+    from rlvr_core.grpo.shared_prompt import _common_starts
+
+    completions = [[8, 8, 5, 1], [8, 8, 6], [8, 8], [3, 4], [3, 5], [7], [7, 1]]
+    assert _common_starts(completions, [0, 0, 0, 1, 1, 2, 2], 3).tolist() == [2, 1, 1]
