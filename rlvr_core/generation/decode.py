@@ -4,12 +4,14 @@ Why not `model.generate`: on small models its per-token machinery (stopping
 criteria lists, cache and kwargs bookkeeping, logits processors, a tuple of
 logits returned for every step) costs as much as the forward pass itself.
 This loop keeps only what the backend's calls need: a KV cache, one forward
-per token for all rows (the first token's logits come from the prompts' own
-pass, so n samples of a prompt add no pass of their own), a caller's `choose` (greedy or per-row seeded
-sampling), eos and stop strings that finish a row (finished rows carry pad
-tokens, as `generate` pads them), and the raw-model log-prob of each chosen
-token, taken from the logits of the pass that chose it. The loop ends once
-every row has finished. `benchmarks/generation.py` measures it against plain
+per token for the distinct lines (prompt + tokens so far) of the unfinished
+rows (the first token's logits come from the prompts' own pass, so n samples
+of a prompt add no pass of their own, nor later ones while they draw alike:
+on tiny-arith's 64 rows that is 8 lines for 5 of the 7 decode steps), a
+caller's `choose` (greedy or per-row seeded sampling), eos and stop strings
+that finish a row (finished rows carry pad tokens, as `generate` pads them),
+and the raw-model log-prob of each chosen token, taken from the logits of
+the pass that chose it. The loop ends once every row has finished. `benchmarks/generation.py` measures it against plain
 `model.generate`.
 
 Covers Hugging Face causal LMs whose forward takes `past_key_values`,
@@ -46,10 +48,12 @@ def decode(model: "PreTrainedModel", prompt_ids: torch.Tensor, prompt_mask: torc
     """Continue `prompt_ids[group[i]]` as row i for up to `max_new_tokens` tokens.
 
     `prompt_ids`/`prompt_mask`: [P, W] left-padded distinct prompts; `group`: [B] the prompt of each row.
-    Each distinct prompt runs once, whole: its cache is gathered per row and its last position's logits
-    give every row of it the first token's distribution, so n samples of a prompt cost one prefill and
-    then one forward pass per further token. A row finishes at an eos token or when `stop` says its
-    sequence ends with a stop string. Runs under the caller's grad mode (use `torch.inference_mode()`).
+    The model runs once per distinct *line* (prompt + tokens so far) of the unfinished rows, not once per
+    row: the n samples of a prompt share one prefill, and keep sharing a forward pass for as long as they
+    have drawn the same tokens (a fixed answer format such as "#### " is drawn alike by every sample of a
+    sure model). Each row still draws its own token from its line's logits. A row finishes at an eos token
+    or when `stop` says its sequence ends with a stop string. Runs under the caller's grad mode (use
+    `torch.inference_mode()`).
     """
     from transformers import DynamicCache
 
@@ -57,30 +61,53 @@ def decode(model: "PreTrainedModel", prompt_ids: torch.Tensor, prompt_mask: torc
     prefill = model(input_ids=prompt_ids, attention_mask=prompt_mask, position_ids=_positions(prompt_mask),
                     past_key_values=DynamicCache(config=model.config), use_cache=True, logits_to_keep=1)
     cache = prefill.past_key_values
-    cache.batch_select_indices(group)
     reserve(cache, max_new_tokens)
-    logits = prefill.logits[:, -1].float()[group]                                      # [B, V]
-    mask = torch.ones(rows, width + max_new_tokens, dtype=prompt_mask.dtype, device=prompt_mask.device)
-    mask[:, :width] = prompt_mask[group]                                                # [B, W + N]
+    line_logits = prefill.logits[:, -1].float()                                         # [U, V], U lines
+    line = group.clone()                                                                # [B] each row's line
+    line_mask = torch.ones(len(prompt_ids), width + max_new_tokens, dtype=prompt_mask.dtype, device=prompt_ids.device)
+    line_mask[:, :width] = prompt_mask                                                  # [U, W + N]
+    line_position = prompt_mask.sum(dim=1)                                              # [U]
     sequences = prompt_ids[group]                                                       # [B, W + t]
-    position = prompt_mask[group].sum(dim=1, keepdim=True)                              # [B, 1]
     eos = torch.tensor(sorted(eos_ids), device=prompt_ids.device)
     finished = torch.zeros(rows, dtype=torch.bool, device=prompt_ids.device)
     tokens, logprobs = [], []
     for step in range(max_new_tokens):
-        chosen = torch.where(finished, pad_id, choose(logits))                          # [B]
+        chosen = torch.where(finished, pad_id, choose(line_logits[line]))               # [B]
         tokens.append(chosen)
-        logprobs.append(logits.log_softmax(dim=-1).gather(1, chosen[:, None]).squeeze(1))
+        logprobs.append(line_logits.log_softmax(dim=-1)[line, chosen])
         sequences = torch.cat([sequences, chosen[:, None]], dim=1)
         finished |= torch.isin(chosen, eos)
         if stop is not None:
             finished |= stop(sequences, None)
         if bool(finished.all()) or step == max_new_tokens - 1:
             break
-        logits = model(input_ids=chosen[:, None], attention_mask=mask[:, :width + step + 1],
-                       position_ids=position + step, past_key_values=cache,
-                       use_cache=True).logits[:, -1].float()                             # [B, V]
+        inputs, line, parents = _next_lines(line, chosen, ~finished, len(line_logits), line_logits.shape[1], pad_id)
+        if parents is not None:
+            cache.batch_select_indices(parents)
+            line_mask, line_position = line_mask[parents], line_position[parents]
+        line_logits = model(input_ids=inputs[:, None], attention_mask=line_mask[:, :width + step + 1],
+                            position_ids=(line_position + step)[:, None], past_key_values=cache,
+                            use_cache=True).logits[:, -1].float()                       # [U, V]
     return Decoded(tokens=torch.stack(tokens, dim=1), logprobs=torch.stack(logprobs, dim=1))
+
+
+def _next_lines(line: torch.Tensor, chosen: torch.Tensor, live: torch.Tensor, lines: int, vocab: int,
+                pad_id: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """After every row drew `chosen`: the next pass's input token per line, each row's line, and the cache
+    rows to regroup into (None: each line keeps its row).
+
+    The next lines are the distinct (line, token) pairs of the live rows. A line whose rows drew different
+    tokens splits, so the cache is regrouped (copied); lines all of whose rows finished die, and are only
+    regrouped away once they are half the lines (until then a dead line is fed padding: a copy of the whole
+    cache per finished row would cost more than the rows it saves on a large model).
+    """
+    pairs, regrouped = torch.unique(line[live] * vocab + chosen[live], return_inverse=True)
+    parents = pairs // vocab
+    if bool((parents[1:] == parents[:-1]).any()) or 2 * len(pairs) <= lines:
+        return pairs % vocab, torch.zeros_like(line).masked_scatter(live, regrouped), parents
+    inputs = torch.full((lines,), pad_id, dtype=chosen.dtype, device=chosen.device)
+    inputs[parents] = pairs % vocab
+    return inputs, line, None
 
 
 def _positions(mask: torch.Tensor) -> torch.Tensor:
@@ -126,6 +153,11 @@ class ReservedLayer(DynamicLayer):
         self.length = end
         self._expose()
         return self.keys, self.values
+
+    def batch_select_indices(self, indices: torch.Tensor) -> None:
+        """Keep the batch rows `indices` (repeats allowed), room for more positions included."""
+        self._key_buffer, self._value_buffer = self._key_buffer[indices], self._value_buffer[indices]
+        self._expose()
 
     def _expose(self) -> None:
         self.keys = self._key_buffer[..., :self.length, :]

@@ -48,3 +48,24 @@ def test_reserve_replaces_only_filled_plain_dynamic_layers():
     reserve(cache, tokens=2)
     assert isinstance(cache.layers[0], ReservedLayer)
     assert type(cache.layers[1]) is DynamicLayer
+
+
+def test_rows_that_drew_the_same_tokens_share_one_forward_pass(tiny_model_dir):
+    """Greedy rows of one prompt never diverge: after the prompt's one prefill, each step runs one line, not six;
+    a row that is alone on its line (another prompt) gets its own."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from rlvr_core.generation.decode import decode
+
+    model = AutoModelForCausalLM.from_pretrained(tiny_model_dir).eval()
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir, padding_side="left")
+    batch = tokenizer(["What is 1 + 2?\n", "What is 30 + 4?\n"], return_tensors="pt", padding=True,
+                      add_special_tokens=False)
+    rows_per_pass = []
+    model.register_forward_pre_hook(lambda _, args, kwargs: rows_per_pass.append(len(kwargs["input_ids"])),
+                                    with_kwargs=True)
+    with torch.inference_mode():
+        out = decode(model, batch["input_ids"], batch["attention_mask"], torch.tensor([0] * 6 + [1]),
+                     max_new_tokens=5, choose=lambda logits: logits.argmax(dim=-1), eos_ids=set(), pad_id=0)
+    assert rows_per_pass == [2, 2, 2, 2, 2]  # the prefill of 2 prompts, then 2 lines per token for 7 rows
+    assert (out.tokens[:6] == out.tokens[0]).all()
