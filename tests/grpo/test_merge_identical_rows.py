@@ -66,4 +66,4 @@ def test_training_on_merged_rows_gives_the_gradient_of_every_row(tiny_model_dir)
 
     assert metrics["rows_merged"] == 8 and metrics["trained_tokens"] == tokens
     for p, q in zip(merging.model.parameters(), row_by_row.model.parameters()):
-        torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-7)
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-6)
