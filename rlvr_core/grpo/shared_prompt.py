@@ -43,60 +43,62 @@ def shared_prompt_logprobs(model: torch.nn.Module, input_ids: torch.Tensor, atte
     starts = width - attention_mask.sum(dim=1).cpu().numpy()
     prompt_of, prompts = _distinct_prompts(ids, starts, prompt_lengths)
     completion_lengths = width - starts - prompt_lengths
-    completions = [ids[i, width - n:].tolist() for i, n in enumerate(completion_lengths.tolist())]
-    common = _common_starts(completions, prompt_of, len(prompts))                                 # [P]
+    completions = _left_aligned(ids, completion_lengths)                                     # [B, span]
+    common = _common_starts(completions, completion_lengths, prompt_of, len(prompts))         # [P]
+    row_common = common[prompt_of]                                                          # [B]
     device = input_ids.device
     group = torch.as_tensor(prompt_of, device=device)
 
     # The shared pass: prompt + common start, whose last common + 1 positions predict completion tokens 0..common.
-    first_row = {g: i for i, g in reversed(list(enumerate(prompt_of)))}
-    prefix_ids, prefix_mask = _left_padded([(*prompts[g], *completions[first_row[g]][:common[g]])
+    first_row = np.unique(prompt_of, return_index=True)[1]                                  # [P]
+    prefix_ids, prefix_mask = _left_padded([(*prompts[g], *completions[first_row[g], :common[g]].tolist())
                                             for g in range(len(prompts))], device)
     keep = int(common.max()) + 1
     out = model(input_ids=prefix_ids, attention_mask=prefix_mask,
                 position_ids=(prefix_mask.cumsum(dim=1) - 1).clamp(min=0), use_cache=True, logits_to_keep=keep)
     shared = out.logits.float().log_softmax(dim=-1)                                            # [P, keep, V]
-    row, k = _tokens(np.minimum(common[prompt_of] + 1, completion_lengths))
-    column = keep - 1 - common[prompt_of][row] + k
-    span = max(int(completion_lengths.max()), 1)
-    logprobs = shared.new_zeros((rows, span)).index_put(
+    row, k = _tokens(np.minimum(row_common + 1, completion_lengths))
+    logprobs = shared.new_zeros(completions.shape).index_put(
         (_long(row, device), _long(k, device)),
-        shared[_long(np.asarray(prompt_of)[row], device), _long(column, device),
-               _long(np.array([completions[i][j] for i, j in zip(row, k)], dtype=np.int64), device)])
+        shared[_long(np.asarray(prompt_of)[row], device), _long(keep - 1 - row_common[row] + k, device),
+               _long(completions[row, k], device)])
     # Each row's own pass, on the shared pass's cache: its tokens after the common start predict the rest.
-    own = np.maximum(completion_lengths - 1 - common[prompt_of], 0)                             # [B]
+    own = np.maximum(completion_lengths - 1 - row_common, 0)                                # [B]
     if own.max() > 0:
-        own_ids = torch.as_tensor(_right_padded([completions[i][common[g]:common[g] + own[i]]
-                                                 for i, g in enumerate(prompt_of)], int(own.max())), device=device)
-        steps = torch.arange(own_ids.shape[1], device=device)
-        own_mask = (steps < torch.as_tensor(own, device=device)[:, None]).to(prefix_mask.dtype)
+        steps = np.arange(own.max())
+        columns = np.minimum(row_common[:, None] + steps, completions.shape[1] - 1)
+        own_ids = np.where(steps < own[:, None], np.take_along_axis(completions, columns, axis=1), 0)  # 0: masked
+        own_mask = torch.as_tensor(steps < own[:, None], device=device).to(prefix_mask.dtype)
         cache = out.past_key_values
         cache.batch_select_indices(group)
-        logits = model(input_ids=own_ids, attention_mask=torch.cat([prefix_mask[group], own_mask], dim=1),
-                       position_ids=prefix_mask.sum(dim=1)[group][:, None] + steps, past_key_values=cache,
-                       use_cache=True).logits.float()                                       # [B, M, V]
+        logits = model(input_ids=_long(own_ids, device),
+                       attention_mask=torch.cat([prefix_mask[group], own_mask], dim=1),
+                       position_ids=prefix_mask.sum(dim=1)[group][:, None] + _long(steps, device),
+                       past_key_values=cache, use_cache=True).logits.float()                # [B, M, V]
         row, j = _tokens(own)
-        k = common[prompt_of][row] + 1 + j
-        targets = _long(np.array([completions[i][t] for i, t in zip(row, k)], dtype=np.int64), device)
+        k = row_common[row] + 1 + j
         picked = logits[_long(row, device), _long(j, device)]                                 # [N, V]
         logprobs = logprobs.index_put((_long(row, device), _long(k, device)),
-                                      picked.gather(1, targets[:, None]).squeeze(1) - picked.logsumexp(dim=-1))
+                                      picked.gather(1, _long(completions[row, k], device)[:, None]).squeeze(1)
+                                      - picked.logsumexp(dim=-1))
     return _into_tail(logprobs, completion_lengths, last)
 
 
-def _common_starts(completions: list[list[int]], prompt_of: list[int], prompts: int) -> np.ndarray:
+def _left_aligned(ids: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """[B, span] completion ids from column 0 (they end at the right edge of `ids`), right-padded with 0."""
+    rows, width = ids.shape
+    columns = np.arange(max(int(lengths.max()), 1))
+    taken = np.take_along_axis(ids, np.minimum(width - lengths[:, None] + columns, width - 1), axis=1)
+    return np.where(columns < lengths[:, None], taken, 0)
+
+
+def _common_starts(completions: np.ndarray, lengths: np.ndarray, prompt_of: list[int], prompts: int) -> np.ndarray:
     """[P] how many leading tokens every completion of each prompt has in common (at most the shortest one's
-    length: a completion that is only the common start is still predicted)."""
-    common = np.zeros(prompts, dtype=np.int64)
-    members: dict[int, list[list[int]]] = {}
-    for completion, g in zip(completions, prompt_of):
-        members.setdefault(g, []).append(completion)
-    for g, group in members.items():
-        n = min(len(c) for c in group)
-        first = group[0]
-        while n and any(c[:n] != first[:n] for c in group[1:]):
-            n -= 1
-        common[g] = n
+    length: a completion that is only the common start is still predicted). `completions`: `_left_aligned`."""
+    first_row = np.unique(prompt_of, return_index=True)[1]
+    agree = np.cumprod(completions == completions[first_row[prompt_of]], axis=1).sum(axis=1)  # with its first row
+    common = np.full(prompts, completions.shape[1], dtype=np.int64)
+    np.minimum.at(common, prompt_of, np.minimum(agree, lengths))
     return common
 
 
@@ -109,14 +111,6 @@ def _tokens(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _long(values: np.ndarray, device: torch.device) -> torch.Tensor:
     return torch.as_tensor(np.asarray(values, dtype=np.int64), device=device)
-
-
-def _right_padded(sequences: list[list[int]], width: int) -> np.ndarray:
-    """[B, width] int64, each sequence from column 0, padded with 0 (masked: any id in the vocabulary does)."""
-    out = np.zeros((len(sequences), width), dtype=np.int64)
-    for i, sequence in enumerate(sequences):
-        out[i, :len(sequence)] = sequence
-    return out
 
 
 def _distinct_prompts(ids: np.ndarray, starts: np.ndarray,

@@ -31,8 +31,8 @@ from rlvr_core.evaluation.jsonl import CorruptJsonlError, parse_line, read_recor
 FILES = ("trace.jsonl", "samples.jsonl", "rollouts.jsonl")
 REPAIR = "remove or repair that line, then resume again"
 
-__all__ = ["FILES", "BackgroundSummaries", "CorruptJsonlError", "TraceWriter", "plot_reward_curve", "read_trace", "write_results",
-           "write_rollout_settings"]
+__all__ = ["FILES", "BackgroundSummaries", "CorruptJsonlError", "TraceWriter", "plot_reward_curve", "read_trace",
+           "write_results", "write_rollout_settings"]
 
 
 class TraceWriter:
