@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from prefect import flow, tags
 
 from flows.cache_datasets import cache_config_datasets
 from flows.eval_checkpoint import eval_checkpoint
-from rlvr_core.watch import CheckpointWatcher
+from rlvr_core.watch import CheckpointWatcher, read_result
 from tasks.bad_input import fails_cleanly
 from tasks.checkpoint_evals import ConcurrentEvals, eval_cpu_threads, eval_slots, training_gpus
 from tasks.gpus import discover_gpus
@@ -79,10 +79,12 @@ def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: 
     watcher = CheckpointWatcher(run_dir)
     sync = RunSync(run_dir, cfg.storage) if cfg.storage.sync_runs else None
     threads = eval_cpu_threads(cfg, len(gpus["usable"]))  # on CPU: the cores training leaves
-    with ConcurrentEvals(eval_checkpoint, eval_slots(len(gpus["usable"]), training_gpus(cfg))) as evals:
+    evals_dir = Path(run_dir) / "evals"
+    slots = eval_slots(len(gpus["usable"]), training_gpus(cfg))
+    with ConcurrentEvals(eval_checkpoint, slots, _summaries_in(evals_dir, cfg.evaluation.benchmarks)) as evals:
         if evaluate_base:  # beside training, not after it
             evals.submit("base", base_model, cfg.evaluation.benchmarks, limit=cfg.evaluation.limit,
-                         evals_root=str(Path(run_dir) / "evals"), store_root=cfg.storage.root,
+                         evals_root=str(evals_dir), store_root=cfg.storage.root,
                          batch_size=cfg.evaluation.batch_size, backend=cfg.evaluation.backend, run=run_name,
                          cpu_threads=threads)
         with _timed(seconds, "training"), training_in_background(config, overrides, run_dir, run_name) as training:
@@ -108,6 +110,11 @@ def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: 
         raise RuntimeError(f"training finished, but evaluating {', '.join(failed)} failed (see those subflow runs); "
                            f"rerun them with the eval-checkpoint or watch-checkpoints flow")
     return {"run_dir": run_dir, "summaries": summaries, "report": report, "seconds": seconds}
+
+
+def _summaries_in(evals_dir: Path, benchmarks: list[str]) -> Callable[[str], dict[str, Any]]:
+    """Reads {benchmark: summary} of one label (`base`, `step-000050`) from `<evals_dir>/<label>/<benchmark>/`."""
+    return lambda label: {bench: read_result(evals_dir / label / bench) for bench in benchmarks}
 
 
 @contextlib.contextmanager

@@ -7,6 +7,13 @@ for it), and the base model was evaluated only after training. Here each
 context is copied, so it is still a child run in the UI), and the loop goes
 on. A failed evaluation is recorded, never raised: it must not stop training.
 
+Summaries are read from the evaluation's folder once its subflow completes,
+not from the subflow's state: when `prefect flow-run retry` reruns a
+training run, Prefect matches the rerun's subflow calls to the earlier
+attempt's by call order and hands back those runs' states, which carry no
+result (results are not persisted), so `state.result()` raised
+MissingResult and failed a retry whose evaluations had all finished.
+
 Priority: evaluation threads run at nice 10 (`background_thread`), so on a
 CPU node they take the cycles training leaves and do not slow it down; the
 CPU they need beside a GPU run is there either way.
@@ -78,10 +85,15 @@ def training_gpus(cfg: Any) -> int:
 
 
 class ConcurrentEvals:
-    """`submit(label, ...)` starts an evaluation subflow in a thread; `wait()` gives summaries and failures."""
+    """`submit(label, ...)` starts an evaluation subflow in a thread; `wait()` gives summaries and failures.
 
-    def __init__(self, run_subflow: Callable[..., State], slots: int) -> None:
+    `read_summaries(label)` reads what a completed evaluation wrote (OSError or ValueError if it is not there).
+    """
+
+    def __init__(self, run_subflow: Callable[..., State], slots: int,
+                 read_summaries: Callable[[str], Any]) -> None:
         self.run_subflow = run_subflow
+        self.read_summaries = read_summaries
         self.pool = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="eval", initializer=background_thread)
         self.futures: dict[str, Future[State]] = {}
         self.seconds: dict[str, float] = {}     # label -> wall time of that evaluation
@@ -101,13 +113,18 @@ class ConcurrentEvals:
         self.submit(Path(checkpoint).name, checkpoint, **kwargs)
 
     def wait(self) -> tuple[dict[str, Any], list[str]]:
-        """Block until every submitted evaluation ends: ({label: summaries} of the completed, [failed labels])."""
+        """Block until every submitted evaluation ends: ({label: summaries} of the completed, [failed labels]).
+
+        A subflow that completed without leaving its summaries counts as failed.
+        """
         summaries, failed = {}, []
         for label, future in self.futures.items():
-            state = future.result()
-            if state.is_completed():
-                summaries[label] = state.result()
-            else:
+            if not future.result().is_completed():
+                failed.append(label)
+                continue
+            try:
+                summaries[label] = self.read_summaries(label)
+            except (OSError, ValueError):
                 failed.append(label)
         return summaries, failed
 

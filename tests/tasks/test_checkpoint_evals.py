@@ -3,9 +3,11 @@ children of the flow run that submitted them, and a failed one reported, never r
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 from prefect import flow
@@ -15,29 +17,39 @@ from tasks.checkpoint_evals import BACKGROUND_NICE, ConcurrentEvals, eval_cpu_th
 BARRIER_TIMEOUT_S = 60
 
 
-def _evaluations(slots: int, labels: list[str]):
+def _written(folder: Path, label: str, summary: object) -> object:
+    """What an evaluation leaves: its summary in a file named by its label."""
+    (folder / f"{label}.json").write_text(json.dumps(summary))
+    return summary
+
+
+def _reader(folder: Path):
+    return lambda label: json.loads((folder / f"{label}.json").read_text())
+
+
+def _evaluations(slots: int, labels: list[str], folder: Path):
     """A parent flow that submits one child per label; each child waits at a barrier of len(labels) parties,
     so the children only all finish if they ran at the same time."""
     barrier = threading.Barrier(len(labels), timeout=BARRIER_TIMEOUT_S)
 
     @flow(name="fake-eval-child")
-    def child(label: str) -> dict[str, str]:
+    def child(label: str) -> object:
         barrier.wait()
-        return {"label": label}
+        return _written(folder, label, {"label": label})
 
     @flow(name="evals-parent")
     def parent() -> tuple[dict, list, str]:
         from prefect.runtime import flow_run
 
-        with ConcurrentEvals(child, slots) as evals:
+        with ConcurrentEvals(child, slots, _reader(folder)) as evals:
             for label in labels:
                 evals.submit(label, label)
             return (*evals.wait(), flow_run.id)
     return parent
 
 
-def test_evaluations_run_side_by_side_as_children_of_the_flow_run(prefect_harness: str) -> None:
-    summaries, failed, parent_id = _evaluations(2, ["step-000050", "base"])()
+def test_evaluations_run_side_by_side_as_children_of_the_flow_run(prefect_harness: str, tmp_path: Path) -> None:
+    summaries, failed, parent_id = _evaluations(2, ["step-000050", "base"], tmp_path)()
     assert summaries == {"step-000050": {"label": "step-000050"}, "base": {"label": "base"}} and failed == []
 
     from prefect import get_client
@@ -48,36 +60,62 @@ def test_evaluations_run_side_by_side_as_children_of_the_flow_run(prefect_harnes
     assert len(children) == 2
 
 
-def test_a_failed_evaluation_is_reported_and_the_others_complete(prefect_harness: str) -> None:
+def test_a_failed_evaluation_is_reported_and_the_others_complete(prefect_harness: str, tmp_path: Path) -> None:
     @flow(name="fake-eval-child-alone")
-    def child(label: str) -> str:
+    def child(label: str) -> object:
         if label.startswith("bad"):
             raise ValueError(f"{label} cannot be evaluated")
-        return label
+        return _written(tmp_path, label, label) if label != "step-000090" else "completed, but wrote nothing"
 
     @flow(name="evals-parent-alone")
     def parent() -> tuple[dict, list]:
-        with ConcurrentEvals(child, 1) as evals:
-            for label in ("bad-step", "step-000050"):
+        with ConcurrentEvals(child, 1, _reader(tmp_path)) as evals:
+            for label in ("bad-step", "step-000050", "step-000090"):
                 evals.submit(label, label)
             return evals.wait()
 
     summaries, failed = parent()
-    assert failed == ["bad-step"] and summaries == {"step-000050": "step-000050"}
+    assert failed == ["bad-step", "step-000090"] and summaries == {"step-000050": "step-000050"}
+
+
+def test_summaries_come_from_what_the_evaluation_wrote_not_from_the_state_prefect_hands_back(
+        prefect_harness: str, tmp_path: Path) -> None:
+    """A retried training run (`prefect flow-run retry`) gets its earlier attempt's subflow states back from the
+    API, matched by call order and without their results (not persisted); the summaries on disk still count."""
+    from prefect import get_client
+
+    @flow(name="fake-eval-child-from-api")
+    def child(label: str) -> object:
+        return _written(tmp_path, label, {"label": label})
+
+    def as_the_api_holds_it(label: str, return_state: bool):
+        state = child(label, return_state=return_state)
+        with get_client(sync_client=True) as client:
+            return client.read_flow_run(state.state_details.flow_run_id).state
+
+    @flow(name="evals-parent-from-api")
+    def parent() -> tuple[dict, list]:
+        with ConcurrentEvals(as_the_api_holds_it, 1, _reader(tmp_path)) as evals:
+            evals.submit("step-000010", "step-000010")
+            return evals.wait()
+
+    summaries, failed = parent()
+    assert failed == [] and summaries == {"step-000010": {"label": "step-000010"}}
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priority is Linux's")
-def test_evaluations_run_at_background_priority_and_leave_the_flow_runs_own_alone(prefect_harness: str) -> None:
+def test_evaluations_run_at_background_priority_and_leave_the_flow_runs_own_alone(prefect_harness: str,
+                                                                                 tmp_path: Path) -> None:
     def priority() -> int:
         return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
     @flow(name="fake-eval-child-nice")
-    def child(label: str) -> int:
-        return priority()
+    def child(label: str) -> object:
+        return _written(tmp_path, label, priority())
 
     @flow(name="evals-parent-nice")
     def parent() -> tuple[dict, int]:
-        with ConcurrentEvals(child, 1) as evals:
+        with ConcurrentEvals(child, 1, _reader(tmp_path)) as evals:
             evals.submit("base", "base")
             return evals.wait()[0], priority()
 
