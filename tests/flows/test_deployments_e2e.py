@@ -215,13 +215,15 @@ def test_a_cancelled_training_ends_cancelled_and_a_retry_resumes_it_to_max_steps
     server, worker_log = deployed
     runs_dir = tmp_path / "runs"
     # 200 steps: the cancel (a CLI process, then the worker's signal) must land before the last one. With two
-    # replicas 10 steps take about 1.3 s, so 60 steps once finished before the cancel landed; 190 steps after
-    # the first checkpoint leave it half a minute.
+    # replicas 10 steps take about 1.3 s, so 60 steps once finished before the cancel landed; 160 steps after
+    # the first checkpoint leave it half a minute. A checkpoint every 40 steps, not 10: each one also starts a
+    # triggered eval-checkpoint run in its own process, and twenty of those at once on a slow 2-core CI host
+    # kept the retry from finishing in 10 minutes.
     params = {"max_steps": 200, "evaluate_base": False,
-              "overrides": [f"run.runs_dir={runs_dir}", "checkpointing.every_steps=10", "training.eval_every=0",
+              "overrides": [f"run.runs_dir={runs_dir}", "checkpointing.every_steps=40", "training.eval_every=0",
                             "evaluation.limit=8", f"storage.root={TEST_STORE}"]}
     flow_run_id = run_deployment(server, "train-and-eval/arith", params)
-    first = wait_for_path(lambda: next(runs_dir.glob("*/checkpoints/step-000010/checkpoint.json"), None), 420)
+    first = wait_for_path(lambda: next(runs_dir.glob("*/checkpoints/step-000040/checkpoint.json"), None), 420)
     run_dir = first.parents[2]
 
     prefect_cli(server, "flow-run", "cancel", flow_run_id)
