@@ -12,9 +12,12 @@ on CPU), build the report. The Prefect mode runs the
 `train-and-eval` flow against a local server started beforehand (as after
 `make up`); the server's start-up is reported separately. Target: overhead
 <= 3 % of the direct wall time. Each measurement also prints where the CPU
-went (the run process, its training subprocess, the server) and, through
-Prefect, the flow's own phase timings: on 2 shared cores, CPU the server or
-the flow process spends during training slows training itself.
+went (the run process, its training subprocess, the server) and where the
+wall time went: Python start-up, the work (and of it what falls outside the
+phases both modes time: imports, flow-run bookkeeping), the process's exit
+(Prefect flushes its logs and events), and the phases themselves. On 2
+shared cores, CPU the server or the flow process spends during training
+slows training itself.
 
 latency: a local server, the `eval-checkpoint/on-arrival` deployment with its
 trigger, and a process worker polling every second
@@ -63,6 +66,7 @@ def run_direct(config: str, overrides: list[str]) -> dict:
     from tasks.data import required_datasets
     from tasks.training import training_command
 
+    started = time.monotonic()
     cfg = load_config(config, overrides)
     store = open_store(cfg.storage.root, cfg.storage.endpoint_url)
     for name, split in required_datasets(cfg):
@@ -84,9 +88,11 @@ def run_direct(config: str, overrides: list[str]) -> dict:
 
     # As the flow schedules them: one evaluation at a time (CPU), beside training, the base model first.
     watcher = CheckpointWatcher(run_dir)
+    phases = {"setup": time.monotonic() - started}  # what the flow times as setup and model
     with ThreadPoolExecutor(max_workers=1, initializer=background_thread) as evals:
         pending = [evals.submit(evaluate_base)]
-        with ProcessGroup(training_command(config, overrides, str(run_dir), resume=False)) as group:
+        with _phase(phases, "training"), ProcessGroup(training_command(config, overrides, str(run_dir),
+                                                                       resume=False)) as group:
             reader = threading.Thread(target=lambda: [None for _ in group.lines()], daemon=True)
             reader.start()
             while reader.is_alive():
@@ -94,11 +100,22 @@ def run_direct(config: str, overrides: list[str]) -> dict:
                 pending += [evals.submit(evaluate_checkpoint, c) for c in watcher.new_checkpoints()]
             if group.wait() != 0:
                 raise RuntimeError("training failed")
-        pending += [evals.submit(evaluate_checkpoint, c) for c in watcher.new_checkpoints()]
-        for future in pending:
-            future.result()
-    build_report(run_dir)
-    return {"run_dir": str(run_dir)}
+        with _phase(phases, "evals after training"):
+            pending += [evals.submit(evaluate_checkpoint, c) for c in watcher.new_checkpoints()]
+            for future in pending:
+                future.result()
+    with _phase(phases, "report"):
+        build_report(run_dir)
+    return {"run_dir": str(run_dir), "phases": phases}
+
+
+@contextlib.contextmanager
+def _phase(phases: dict[str, float], name: str):
+    started = time.monotonic()
+    try:
+        yield
+    finally:
+        phases[name] = time.monotonic() - started
 
 
 def run_prefect(config: str, overrides: list[str]) -> dict:
@@ -126,12 +143,16 @@ def measure_one(mode: str, config: str, overrides: list[str], env: dict[str, str
     process itself (flow or direct calls, evaluations), its children (training, Ray) and the Prefect server
     (which both modes leave running; only the Prefect mode talks to it)."""
     server_before = tree_cpu_seconds(server_pid)
-    started = time.perf_counter()
+    started = time.monotonic()  # CLOCK_MONOTONIC: the same clock in the child, so start-up and exit split out
     out = subprocess.run([sys.executable, __file__, "_run", mode, config, *overrides], cwd=REPO, env=env,
                          check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
-    wall = time.perf_counter() - started
+    ended = time.monotonic()
     result = json.loads(out.strip().splitlines()[-1])
-    return {"wall": wall, **result["cpu_seconds"], **({"phases": result["phases"]} if "phases" in result else {}),
+    work = result["body"][1] - result["body"][0]
+    timed = sum(seconds for phase, seconds in result["phases"].items() if "beside" not in phase)  # not overlaps
+    spans = {"start-up": result["body"][0] - started, "work": work, "of it outside the phases": work - timed,
+             "exit": ended - result["body"][1]}
+    return {"wall": ended - started, **result["cpu_seconds"], "spans": spans, "phases": result["phases"],
             "server": tree_cpu_seconds(server_pid) - server_before}
 
 
@@ -154,8 +175,8 @@ def overhead(args: argparse.Namespace) -> None:
                 times[mode].append(m["wall"])
                 print(f"  {mode:<8} {m['wall']:7.1f} s wall; CPU s: run process {m['self']:.1f}, training and "
                       f"its children {m['children']:.1f}, Prefect server {m['server']:.1f}", flush=True)
-                if "phases" in m:
-                    print("           flow phases (s): " + ", ".join(f"{k} {v:.1f}" for k, v in m["phases"].items()))
+                print("           process (s): " + ", ".join(f"{k} {v:.1f}" for k, v in m["spans"].items())
+                      + "; work phases (s): " + ", ".join(f"{k} {v:.1f}" for k, v in m["phases"].items()))
     finally:
         server.stop()
     direct, prefect = statistics.median(times["direct"]), statistics.median(times["prefect"])
@@ -220,7 +241,9 @@ def wait_for_start(checkpoint: str, timeout_s: float):
 def main() -> None:
     if len(sys.argv) > 2 and sys.argv[1] == "_run":
         mode, config, overrides = sys.argv[2], sys.argv[3], sys.argv[4:]
+        body_started = time.monotonic()
         result = (run_direct if mode == "direct" else run_prefect)(config, overrides)
+        result["body"] = [body_started, time.monotonic()]
         own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         result["cpu_seconds"] = {"self": own.ru_utime + own.ru_stime, "children": children.ru_utime + children.ru_stime}
         print(json.dumps(result))
