@@ -44,13 +44,13 @@ def shared_prompt_logprobs(model: torch.nn.Module, input_ids: torch.Tensor, atte
     prompt_of, prompts = _distinct_prompts(ids, starts, prompt_lengths)
     completion_lengths = width - starts - prompt_lengths
     completions = _left_aligned(ids, completion_lengths)                                     # [B, span]
-    common = _common_starts(completions, completion_lengths, prompt_of, len(prompts))         # [P]
+    first_row = np.unique(prompt_of, return_index=True)[1]  # [P] each prompt's first row (prompts are numbered so)
+    common = _common_starts(completions, completion_lengths, prompt_of, first_row)            # [P]
     row_common = common[prompt_of]                                                          # [B]
     device = input_ids.device
     group = torch.as_tensor(prompt_of, device=device)
 
     # The shared pass: prompt + common start, whose last common + 1 positions predict completion tokens 0..common.
-    first_row = np.unique(prompt_of, return_index=True)[1]                                  # [P]
     prefix_ids, prefix_mask = _left_padded([(*prompts[g], *completions[first_row[g], :common[g]].tolist())
                                             for g in range(len(prompts))], device)
     keep = int(common.max()) + 1
@@ -92,12 +92,13 @@ def _left_aligned(ids: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.where(columns < lengths[:, None], taken, 0)
 
 
-def _common_starts(completions: np.ndarray, lengths: np.ndarray, prompt_of: list[int], prompts: int) -> np.ndarray:
+def _common_starts(completions: np.ndarray, lengths: np.ndarray, prompt_of: list[int],
+                   first_row: np.ndarray) -> np.ndarray:
     """[P] how many leading tokens every completion of each prompt has in common (at most the shortest one's
-    length: a completion that is only the common start is still predicted). `completions`: `_left_aligned`."""
-    first_row = np.unique(prompt_of, return_index=True)[1]
+    length: a completion that is only the common start is still predicted). `completions`: `_left_aligned`;
+    `first_row[g]`: the first row of prompt g, which the others are compared with."""
     agree = np.cumprod(completions == completions[first_row[prompt_of]], axis=1).sum(axis=1)  # with its first row
-    common = np.full(prompts, completions.shape[1], dtype=np.int64)
+    common = np.full(len(first_row), completions.shape[1], dtype=np.int64)
     np.minimum.at(common, prompt_of, np.minimum(agree, lengths))
     return common
 

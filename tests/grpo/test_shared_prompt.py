@@ -106,4 +106,4 @@ def test_the_shared_start_is_the_longest_common_prefix_up_to_the_shortest_comple
     completions = [[8, 8, 5, 1], [8, 8, 6], [8, 8], [3, 4], [3, 5], [7], [7, 1]]
     lengths = np.array([len(c) for c in completions])
     padded = np.array([c + [0] * (4 - len(c)) for c in completions])
-    assert _common_starts(padded, lengths, [0, 0, 0, 1, 1, 2, 2], 3).tolist() == [2, 1, 1]
+    assert _common_starts(padded, lengths, [0, 0, 0, 1, 1, 2, 2], np.array([0, 3, 5])).tolist() == [2, 1, 1]
