@@ -61,6 +61,7 @@ def run_direct(config: str, overrides: list[str]) -> dict:
     from rlvr_core.reports import build_report
     from rlvr_core.runs import create_run_dir
     from rlvr_core.storage import open_store
+    from rlvr_core.timing import timed
     from rlvr_core.watch import CheckpointWatcher, eval_dir
     from tasks.checkpoint_evals import background_thread, eval_cpu_threads
     from tasks.data import required_datasets
@@ -91,7 +92,7 @@ def run_direct(config: str, overrides: list[str]) -> dict:
     phases = {"setup": time.monotonic() - started}  # what the flow times as setup and model
     with ThreadPoolExecutor(max_workers=1, initializer=background_thread) as evals:
         pending = [evals.submit(evaluate_base)]
-        with _phase(phases, "training"), ProcessGroup(training_command(config, overrides, str(run_dir),
+        with timed(phases, "training"), ProcessGroup(training_command(config, overrides, str(run_dir),
                                                                        resume=False)) as group:
             reader = threading.Thread(target=lambda: [None for _ in group.lines()], daemon=True)
             reader.start()
@@ -100,22 +101,13 @@ def run_direct(config: str, overrides: list[str]) -> dict:
                 pending += [evals.submit(evaluate_checkpoint, c) for c in watcher.new_checkpoints()]
             if group.wait() != 0:
                 raise RuntimeError("training failed")
-        with _phase(phases, "evals after training"):
+        with timed(phases, "evals after training"):
             pending += [evals.submit(evaluate_checkpoint, c) for c in watcher.new_checkpoints()]
             for future in pending:
                 future.result()
-    with _phase(phases, "report"):
+    with timed(phases, "report"):
         build_report(run_dir)
     return {"run_dir": str(run_dir), "phases": phases}
-
-
-@contextlib.contextmanager
-def _phase(phases: dict[str, float], name: str):
-    started = time.monotonic()
-    try:
-        yield
-    finally:
-        phases[name] = time.monotonic() - started
 
 
 def run_prefect(config: str, overrides: list[str]) -> dict:
@@ -149,8 +141,8 @@ def measure_one(mode: str, config: str, overrides: list[str], env: dict[str, str
     ended = time.monotonic()
     result = json.loads(out.strip().splitlines()[-1])
     work = result["body"][1] - result["body"][0]
-    timed = sum(seconds for phase, seconds in result["phases"].items() if "beside" not in phase)  # not overlaps
-    spans = {"start-up": result["body"][0] - started, "work": work, "of it outside the phases": work - timed,
+    in_phases = sum(seconds for phase, seconds in result["phases"].items() if "beside" not in phase)  # no overlaps
+    spans = {"start-up": result["body"][0] - started, "work": work, "of it outside the phases": work - in_phases,
              "exit": ended - result["body"][1]}
     return {"wall": ended - started, **result["cpu_seconds"], "spans": spans, "phases": result["phases"],
             "server": tree_cpu_seconds(server_pid) - server_before}

@@ -12,10 +12,8 @@ process group is killed before the error propagates.
 
 from __future__ import annotations
 
-import contextlib
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +21,7 @@ from prefect import flow, tags
 
 from flows.cache_datasets import cache_config_datasets
 from flows.eval_checkpoint import eval_checkpoint
+from rlvr_core.timing import timed
 from rlvr_core.watch import CheckpointWatcher, read_result
 from tasks.bad_input import fails_cleanly
 from tasks.checkpoint_evals import ConcurrentEvals, eval_cpu_threads, eval_slots, training_gpus
@@ -67,10 +66,10 @@ def train_and_eval(config: str = "tiny-arith", overrides: list[str] | None = Non
 def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: bool,
                     poll_seconds: float) -> dict[str, Any]:
     seconds: dict[str, float] = {}
-    with _timed(seconds, "setup"):
+    with timed(seconds, "setup"):
         gpus = discover_gpus()  # logs and publishes which GPUs are usable, and which are excluded and why
         cache_config_datasets(cfg)
-    with _timed(seconds, "model"):
+    with timed(seconds, "model"):
         base_model = prepare_model(cfg.model.name_or_path, cfg.storage.root, cfg.storage.endpoint_url)
     run_dir = create_run(config, overrides)
     run_name = Path(run_dir).name
@@ -87,7 +86,7 @@ def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: 
                          evals_root=str(evals_dir), store_root=cfg.storage.root,
                          batch_size=cfg.evaluation.batch_size, backend=cfg.evaluation.backend, run=run_name,
                          cpu_threads=threads)
-        with _timed(seconds, "training"), training_in_background(config, overrides, run_dir, run_name) as training:
+        with timed(seconds, "training"), training_in_background(config, overrides, run_dir, run_name) as training:
             finished = threading.Event()  # set by the future itself: no API call per poll
             training.add_done_callback(lambda _: finished.set())
             while not finished.wait(timeout=poll_seconds):
@@ -96,15 +95,15 @@ def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: 
                     if sync:
                         sync.start()
             training.result()
-        with _timed(seconds, "evals after training"):
+        with timed(seconds, "evals after training"):
             for checkpoint in watcher.new_checkpoints():  # the final checkpoint, published as training ended
                 evals.submit_checkpoint(checkpoint, cpu_threads=threads)
             summaries, failed = evals.wait()
     seconds["evaluations (beside training)"] = sum(evals.seconds.values())
-    with _timed(seconds, "report"):
+    with timed(seconds, "report"):
         report = publish_report(run_dir, run_name, summaries)
     if sync:
-        with _timed(seconds, "sync"):
+        with timed(seconds, "sync"):
             sync.finish()
     if failed:
         raise RuntimeError(f"training finished, but evaluating {', '.join(failed)} failed (see those subflow runs); "
@@ -115,13 +114,3 @@ def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: 
 def _summaries_in(evals_dir: Path, benchmarks: list[str]) -> Callable[[str], dict[str, Any]]:
     """Reads {benchmark: summary} of one label (`base`, `step-000050`) from `<evals_dir>/<label>/<benchmark>/`."""
     return lambda label: {bench: read_result(evals_dir / label / bench) for bench in benchmarks}
-
-
-@contextlib.contextmanager
-def _timed(seconds: dict[str, float], phase: str) -> Iterator[None]:
-    """Add the block's wall time to `seconds[phase]` (the demo prints where its time went)."""
-    started = time.perf_counter()
-    try:
-        yield
-    finally:
-        seconds[phase] = seconds.get(phase, 0.0) + time.perf_counter() - started
