@@ -9,6 +9,7 @@ Benchmarks, limit and store default to the run's own `config.yaml`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,13 +64,21 @@ def eval_checkpoint(checkpoint: str, benchmarks: list[str] | None = None, limit:
                   pass_threshold=defaults.get("pass_threshold", 0.5),
                   store_root=store_root or defaults.get("store_root"), cpu_threads=cpu_threads)
              for bench in benchmarks]
-    progress = Progress(artifact_key(run_name, label, "eval-progress"), f"Evaluation of {label} ({run_name})")
     summaries = run_placed(evaluate_benchmark, calls, num_gpus=gpus_per_eval, num_cpus=1,
-                           on_result=lambda done: progress.update(done, len(calls)))
+                           on_result=_benchmark_progress(run_name, label, len(calls)))
     results = dict(zip(benchmarks, summaries))
     publish_results_table(artifact_key(run_name, label, "results"), {label: results},
                           f"Results of {label} ({checkpoint})")
     return results
+
+
+def _benchmark_progress(run_name: str, label: str, benchmarks: int) -> Callable[[int], None] | None:
+    """A progress artifact over benchmarks done, for two or more: with one it would only go from 0 % to 100 %,
+    which the run's state already shows, at the cost of three API calls per evaluation."""
+    if benchmarks < 2:
+        return None
+    progress = Progress(artifact_key(run_name, label, "eval-progress"), f"Evaluation of {label} ({run_name})")
+    return lambda done: progress.update(done, benchmarks)
 
 
 def _run_defaults(run_dir: Path | None) -> dict[str, Any]:

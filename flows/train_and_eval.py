@@ -8,6 +8,15 @@ base model's evaluation starts with training. Evaluations run in threads,
 at most one per spare device (`tasks/checkpoint_evals.py`), and never block
 the poll loop. If anything here fails or the run is cancelled, the training
 process group is killed before the error propagates.
+
+Tags (`config:`, `model:`, `dataset:`, `run:`) go on this flow run, not on
+its task runs: every task run with tags asks the server for tag concurrency
+slots (a write, each time the client's 5-s memo of "no such limits" has
+expired), and on the default SQLite server such a write, meeting the event
+writer's, fails with "database is locked"; the client retries about 2 s
+later. One demo run's server log showed three such failures, all on that
+endpoint; each that met the report or the last evaluation added ~2 s to
+the run. Evaluation subflows tag themselves with `run:` and `checkpoint:`.
 """
 
 from __future__ import annotations
@@ -17,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from prefect import flow, tags
+from prefect import flow
 
 from flows.cache_datasets import cache_config_datasets
 from flows.eval_checkpoint import eval_checkpoint
@@ -57,10 +66,8 @@ def train_and_eval(config: str = "tiny-arith", overrides: list[str] | None = Non
     if benchmarks:
         overrides.append(f"evaluation.benchmarks={list(benchmarks)}")
     cfg = load_config(config, overrides)  # a bad config stops here with the field named, before any work
-    labels = experiment_tags(config, cfg)
-    tag_current_flow_run(labels)
-    with tags(*labels):  # every task and subflow run of this experiment carries them too
-        return _train_and_eval(config, overrides, cfg, evaluate_base, poll_seconds)
+    tag_current_flow_run(experiment_tags(config, cfg))  # the run only: see the module docstring
+    return _train_and_eval(config, overrides, cfg, evaluate_base, poll_seconds)
 
 
 def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: bool,

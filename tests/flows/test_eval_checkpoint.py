@@ -68,3 +68,26 @@ def test_a_path_that_is_not_a_published_checkpoint_is_named(prefect_harness: str
 
     state = eval_checkpoint(str(published_checkpoint.parent / "step-999999"), return_state=True)
     assert state.is_failed() and "not a published checkpoint" in state.message
+
+
+def test_a_progress_artifact_follows_an_evaluation_over_several_benchmarks_and_not_over_one(
+        prefect_harness: str) -> None:
+    """Over one benchmark a progress bar only jumps from 0 % to 100 %, which the run's state already says."""
+    from prefect import flow, get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+    from flows.eval_checkpoint import _benchmark_progress
+
+    @flow
+    def evaluations() -> None:
+        assert _benchmark_progress("progress-one", "step-000010", benchmarks=1) is None
+        on_result = _benchmark_progress("progress-two", "step-000010", benchmarks=2)
+        on_result(1)
+        on_result(2)
+
+    evaluations()
+    with get_client(sync_client=True) as client:
+        artifacts = client.read_artifacts(artifact_filter=ArtifactFilter(
+            key=ArtifactFilterKey(any_=["progress-one-step-000010-eval-progress",
+                                        "progress-two-step-000010-eval-progress"])))
+    assert [(a.key, a.data) for a in artifacts] == [("progress-two-step-000010-eval-progress", 100.0)]
