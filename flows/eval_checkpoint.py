@@ -1,8 +1,9 @@
 """`eval-checkpoint`: evaluate one checkpoint (or base model) on a list of benchmarks.
 
 Triggered by `rlvr.checkpoint.saved` events (deployment `eval-checkpoint/on-arrival`
-passes `{{ event.payload.path }}`), called as a subflow by `train-and-eval`
-and `watch-checkpoints`. Idempotent: a repeat for the same checkpoint content,
+passes `{{ event.payload.path }}`) and called as a subflow by
+`watch-checkpoints` and `baseline-eval`; `train-and-eval` runs the same evaluation
+(`tasks.evaluation.evaluate_model`) as its own task runs. Idempotent: a repeat for the same checkpoint content,
 benchmark and settings returns the stored summaries (see tasks/evaluation.py).
 Benchmarks, limit and store default to the run's own `config.yaml`.
 """
@@ -15,12 +16,11 @@ from typing import Any
 
 from prefect import flow
 
-from rlvr_core.watch import eval_dir, is_checkpoint, run_dir_of
-from tasks.artifacts import Progress, artifact_key, publish_results_table
+from rlvr_core.watch import is_checkpoint, run_dir_of
+from tasks.artifacts import Progress, artifact_key
 from tasks.bad_input import BadParameter, fails_cleanly
-from tasks.evaluation import evaluate_benchmark
+from tasks.evaluation import evaluate_model
 from tasks.labels import tag_current_flow_run
-from tasks.placement import run_placed
 
 
 def _run_name() -> str:
@@ -44,7 +44,7 @@ def eval_checkpoint(checkpoint: str, benchmarks: list[str] | None = None, limit:
 
     `run` names the training run a base-model evaluation belongs to, so its run name, tags and artifact
     keys are that run's (`<run>-base-*`), not the model folder's, which every run from that model shares.
-    `cpu_threads` caps torch's threads on CPU (train-and-eval passes the cores its training leaves).
+    `cpu_threads` caps torch's threads on CPU.
     """
     if run_dir_of(checkpoint) is not None and not is_checkpoint(checkpoint):
         raise BadParameter(f"{checkpoint}: not a published checkpoint (no checkpoint.json). It may still be being "
@@ -58,18 +58,13 @@ def eval_checkpoint(checkpoint: str, benchmarks: list[str] | None = None, limit:
     label = Path(checkpoint).name if is_checkpoint(checkpoint) else "base"
     run_name = run_dir.name if run_dir else run or Path(checkpoint).name
     tag_current_flow_run([*([f"run:{run_name}"] if run_dir or run else []), f"checkpoint:{label}"])
-    calls = [dict(model=checkpoint, benchmark=bench, output_dir=str(eval_dir(checkpoint, bench, evals_root)),
-                  label=label, limit=limit if limit is not None else defaults.get("limit"),
-                  backend=backend or defaults.get("backend", "hf"), batch_size=batch_size or defaults.get("batch_size", 64),
-                  pass_threshold=defaults.get("pass_threshold", 0.5),
-                  store_root=store_root or defaults.get("store_root"), cpu_threads=cpu_threads)
-             for bench in benchmarks]
-    summaries = run_placed(evaluate_benchmark, calls, num_gpus=gpus_per_eval, num_cpus=1,
-                           on_result=_benchmark_progress(run_name, label, len(calls)))
-    results = dict(zip(benchmarks, summaries))
-    publish_results_table(artifact_key(run_name, label, "results"), {label: results},
-                          f"Results of {label} ({checkpoint})")
-    return results
+    return evaluate_model(checkpoint, benchmarks, label=label, run_name=run_name, evals_root=evals_root,
+                          gpus_per_eval=gpus_per_eval, on_result=_benchmark_progress(run_name, label, len(benchmarks)),
+                          limit=limit if limit is not None else defaults.get("limit"),
+                          backend=backend or defaults.get("backend", "hf"),
+                          batch_size=batch_size or defaults.get("batch_size", 64),
+                          pass_threshold=defaults.get("pass_threshold", 0.5),
+                          store_root=store_root or defaults.get("store_root"), cpu_threads=cpu_threads)
 
 
 def _benchmark_progress(run_name: str, label: str, benchmarks: int) -> Callable[[int], None] | None:

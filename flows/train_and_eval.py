@@ -1,9 +1,10 @@
 """`train-and-eval`: cache datasets -> train, evaluating the base model and each checkpoint beside it -> report.
 
 While training runs (a subprocess, in a worker thread of this flow run), the
-flow watches the run's `checkpoints/` folder and submits one `eval-checkpoint`
-subflow per new checkpoint, so results arrive during training without
-needing the event trigger (which `make up` adds for other listeners). The
+flow watches the run's `checkpoints/` folder and evaluates each new
+checkpoint (`evaluate` task runs of this flow run, `eval-<step>-<benchmark>`),
+so results arrive during training without needing the event trigger (which
+`make up` adds for other listeners). The
 base model's evaluation starts with training. Evaluations run in threads,
 at most one per spare device (`tasks/checkpoint_evals.py`), and never block
 the poll loop. If anything here fails or the run is cancelled, the training
@@ -16,24 +17,23 @@ expired), and on the default SQLite server such a write, meeting the event
 writer's, fails with "database is locked"; the client retries about 2 s
 later. One demo run's server log showed three such failures, all on that
 endpoint; each that met the report or the last evaluation added ~2 s to
-the run. Evaluation subflows tag themselves with `run:` and `checkpoint:`.
+the run.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from prefect import flow
 
 from flows.cache_datasets import cache_config_datasets
-from flows.eval_checkpoint import eval_checkpoint
 from rlvr_core.timing import timed
-from rlvr_core.watch import CheckpointWatcher, read_result
+from rlvr_core.watch import BASE_LABEL, CheckpointWatcher
 from tasks.bad_input import fails_cleanly
 from tasks.checkpoint_evals import ConcurrentEvals, eval_cpu_threads, eval_slots, training_gpus
+from tasks.evaluation import evaluate_model
 from tasks.gpus import discover_gpus
 from tasks.labels import config_run_name, experiment_tags, tag_current_flow_run
 from tasks.models import prepare_model
@@ -85,26 +85,29 @@ def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: 
     watcher = CheckpointWatcher(run_dir)
     sync = RunSync(run_dir, cfg.storage) if cfg.storage.sync_runs else None
     threads = eval_cpu_threads(cfg, len(gpus["usable"]))  # on CPU: the cores training leaves
-    evals_dir = Path(run_dir) / "evals"
     slots = eval_slots(len(gpus["usable"]), training_gpus(cfg))
-    with ConcurrentEvals(eval_checkpoint, slots, _summaries_in(evals_dir, cfg.evaluation.benchmarks)) as evals:
+    ev = cfg.evaluation
+
+    def evaluate(label: str, model: str) -> dict[str, Any]:
+        return evaluate_model(model, ev.benchmarks, label=label, run_name=run_name, evals_root=f"{run_dir}/evals",
+                              limit=ev.limit, backend=ev.backend, batch_size=ev.batch_size,
+                              pass_threshold=ev.pass_threshold, store_root=cfg.storage.root, cpu_threads=threads)
+
+    with ConcurrentEvals(evaluate, slots) as evals:
         if evaluate_base:  # beside training, not after it
-            evals.submit("base", base_model, cfg.evaluation.benchmarks, limit=cfg.evaluation.limit,
-                         evals_root=str(evals_dir), store_root=cfg.storage.root,
-                         batch_size=cfg.evaluation.batch_size, backend=cfg.evaluation.backend, run=run_name,
-                         cpu_threads=threads)
+            evals.submit(BASE_LABEL, base_model)
         with timed(seconds, "training"), training_in_background(config, overrides, run_dir, run_name) as training:
             finished = threading.Event()  # set by the future itself: no API call per poll
             training.add_done_callback(lambda _: finished.set())
             while not finished.wait(timeout=poll_seconds):
                 for checkpoint in watcher.new_checkpoints():
-                    evals.submit_checkpoint(checkpoint, cpu_threads=threads)
+                    evals.submit(Path(checkpoint).name, checkpoint)
                     if sync:
                         sync.start()
             training.result()
         with timed(seconds, "evals after training"):
             for checkpoint in watcher.new_checkpoints():  # the final checkpoint, published as training ended
-                evals.submit_checkpoint(checkpoint, cpu_threads=threads)
+                evals.submit(Path(checkpoint).name, checkpoint)
             summaries, failed = evals.wait()
     seconds["evaluations (beside training)"] = sum(evals.seconds.values())
     with timed(seconds, "report"):
@@ -113,11 +116,7 @@ def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: 
         with timed(seconds, "sync"):
             sync.finish()
     if failed:
-        raise RuntimeError(f"training finished, but evaluating {', '.join(failed)} failed (see those subflow runs); "
-                           f"rerun them with the eval-checkpoint or watch-checkpoints flow")
+        raise RuntimeError(f"training finished, but evaluating {', '.join(failed)} failed (see those eval-* task "
+                           f"runs); rerun them with the eval-checkpoint or watch-checkpoints flow")
     return {"run_dir": run_dir, "summaries": summaries, "report": report, "seconds": seconds}
 
-
-def _summaries_in(evals_dir: Path, benchmarks: list[str]) -> Callable[[str], dict[str, Any]]:
-    """Reads {benchmark: summary} of one label (`base`, `step-000050`) from `<evals_dir>/<label>/<benchmark>/`."""
-    return lambda label: {bench: read_result(evals_dir / label / bench) for bench in benchmarks}

@@ -1,18 +1,19 @@
-"""Evaluation subflows beside training: submitted as checkpoints arrive, at most one per free device at a time.
+"""Evaluations beside training: submitted as checkpoints arrive, at most one per free device at a time.
 
 Why: called in the flow's poll loop, one checkpoint's evaluation blocked the
 loop (the next checkpoint, the run sync and the end of training all waited
 for it), and the base model was evaluated only after training. Here each
-`eval-checkpoint` subflow runs in a thread of this flow run (the Prefect
-context is copied, so it is still a child run in the UI), and the loop goes
-on. A failed evaluation is recorded, never raised: it must not stop training.
+evaluation runs in a thread of this flow run (the Prefect context is
+copied, so its `evaluate` task runs are the flow run's own in the UI), and
+the loop goes on. A failed evaluation is recorded, never raised: it must
+not stop training.
 
-Summaries are read from the evaluation's folder once its subflow completes,
-not from the subflow's state: when `prefect flow-run retry` reruns a
-training run, Prefect matches the rerun's subflow calls to the earlier
-attempt's by call order and hands back those runs' states, which carry no
-result (results are not persisted), so `state.result()` raised
-MissingResult and failed a retry whose evaluations had all finished.
+Task runs, not an `eval-checkpoint` subflow each: a flow run costs a dozen
+API calls, a heartbeat thread that its end waits up to a second for, and
+database writes on a server sharing training's cores. In the 300-step demo
+the seven evaluations took 11-13 s in all as tasks against 15-20 s as
+subflows. A rerun (`prefect flow-run retry`) gets finished evaluations back
+from the task cache (`tasks/evaluation.py`).
 
 Priority: evaluation threads run at nice 10 (`background_thread`), so on a
 CPU node they take the cycles training leaves and do not slow it down; the
@@ -33,11 +34,11 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from prefect.states import State
+from prefect.logging import get_run_logger
 
 from tasks.placement import ray_address
 
@@ -85,48 +86,35 @@ def training_gpus(cfg: Any) -> int:
 
 
 class ConcurrentEvals:
-    """`submit(label, ...)` starts an evaluation subflow in a thread; `wait()` gives summaries and failures.
+    """`submit(label, ...)` calls `evaluate(label, ...)` in a thread; `wait()` gives the results and failed labels."""
 
-    `read_summaries(label)` reads what a completed evaluation wrote (OSError or ValueError if it is not there).
-    """
-
-    def __init__(self, run_subflow: Callable[..., State], slots: int,
-                 read_summaries: Callable[[str], Any]) -> None:
-        self.run_subflow = run_subflow
-        self.read_summaries = read_summaries
+    def __init__(self, evaluate: Callable[..., Any], slots: int) -> None:
+        self.evaluate = evaluate
         self.pool = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="eval", initializer=background_thread)
-        self.futures: dict[str, Future[State]] = {}
+        self.futures: dict[str, Future[Any]] = {}
         self.seconds: dict[str, float] = {}     # label -> wall time of that evaluation
 
     def submit(self, label: str, *args: Any, **kwargs: Any) -> None:
-        context = contextvars.copy_context()  # the flow run's context: the subflow is this run's child
+        context = contextvars.copy_context()  # the flow run's context: its task runs are this run's
         self.futures[label] = self.pool.submit(context.run, self._timed, label, *args, **kwargs)
 
-    def _timed(self, label: str, *args: Any, **kwargs: Any) -> State:
+    def _timed(self, label: str, *args: Any, **kwargs: Any) -> Any:
         started = time.perf_counter()
         try:
-            return self.run_subflow(*args, return_state=True, **kwargs)
+            return self.evaluate(label, *args, **kwargs)
         finally:
             self.seconds[label] = time.perf_counter() - started
 
-    def submit_checkpoint(self, checkpoint: str, **kwargs: Any) -> None:
-        self.submit(Path(checkpoint).name, checkpoint, **kwargs)
-
     def wait(self) -> tuple[dict[str, Any], list[str]]:
-        """Block until every submitted evaluation ends: ({label: summaries} of the completed, [failed labels]).
-
-        A subflow that completed without leaving its summaries counts as failed.
-        """
-        summaries, failed = {}, []
+        """Block until every submitted evaluation ends: ({label: result} of the completed, [failed labels])."""
+        results, failed = {}, []
         for label, future in self.futures.items():
-            if not future.result().is_completed():
+            if future.exception() is None:
+                results[label] = future.result()
+            else:
                 failed.append(label)
-                continue
-            try:
-                summaries[label] = self.read_summaries(label)
-            except (OSError, ValueError):
-                failed.append(label)
-        return summaries, failed
+                get_run_logger().warning("evaluating %s failed: %r", label, future.exception())
+        return results, failed
 
     def __enter__(self) -> "ConcurrentEvals":
         return self

@@ -11,6 +11,11 @@ Three layers keep a checkpoint from being evaluated twice:
 
 Retries: one, for transient failures (a lost Ray worker, CUDA OOM from a
 neighbour, a store hiccup); a bad benchmark name fails at once.
+
+`evaluate_model` runs one model on a list of benchmarks as task runs of the
+calling flow run: the `eval-checkpoint` flow wraps it for triggered and
+watched checkpoints, and `train-and-eval` calls it directly, so its
+evaluations beside training cost no flow run each.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from prefect import task
@@ -26,8 +31,9 @@ from prefect.context import TaskRunContext
 from prefect.logging import get_run_logger
 from prefect.utilities.hashing import hash_objects
 
-from rlvr_core.watch import claim, wait_for_result
-from tasks.placement import ray_address
+from rlvr_core.watch import claim, eval_dir, wait_for_result
+from tasks.artifacts import artifact_key, publish_results_table
+from tasks.placement import ray_address, run_placed
 from tasks.retry import retry_transient
 
 CLAIM_WAIT_S = 6 * 3600
@@ -79,6 +85,23 @@ def evaluate_benchmark(model: str, benchmark: str, output_dir: str, label: str, 
     logger.info("%s/%s: %s = %s (n=%s)", label, benchmark, metric, summary.get("metrics", {}).get(metric),
                 summary.get("n"))
     return summary
+
+
+def evaluate_model(model: str, benchmarks: list[str], *, label: str, run_name: str, evals_root: str | None = None,
+                   gpus_per_eval: float = 1, on_result: Callable[[int], None] | None = None,
+                   **settings: Any) -> dict[str, dict[str, Any]]:
+    """{benchmark: summary} of `model`, one `evaluate` task run per benchmark, each placed on its own GPU
+    (`run_placed`); publishes the `<run>-<label>-results` table.
+
+    `settings` are `evaluate_benchmark`'s own (limit, backend, batch_size, pass_threshold, store_root,
+    cpu_threads). `on_result(n_done)` follows the benchmarks as they finish.
+    """
+    calls = [dict(model=model, benchmark=bench, output_dir=str(eval_dir(model, bench, evals_root)), label=label,
+                  **settings) for bench in benchmarks]
+    summaries = run_placed(evaluate_benchmark, calls, num_gpus=gpus_per_eval, num_cpus=1, on_result=on_result)
+    results = dict(zip(benchmarks, summaries))
+    publish_results_table(artifact_key(run_name, label, "results"), {label: results}, f"Results of {label} ({model})")
+    return results
 
 
 @contextlib.contextmanager

@@ -16,13 +16,16 @@ prefect_ray (and so ray) is imported only when a cluster is configured.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from prefect import Task, task
 from prefect.cache_policies import NO_CACHE
 
 RAY_ADDRESS_ENV = "RLVR_RAY_ADDRESS"
+FLOWS_DIR = Path(__file__).resolve().parents[1] / "flows"
 
 
 def ray_address() -> str | None:
@@ -48,6 +51,7 @@ def run_placed(task: Task[..., Any], calls: Sequence[dict[str, Any]], *, num_gpu
 
     with RayTaskRunner(address=address, init_kwargs={"runtime_env": {"env_vars": _prefect_client_env()}}) as runner:
         _check_cluster(address, num_gpus)
+        _ship_calling_flow_by_value()
         with remote_options(num_gpus=num_gpus, num_cpus=num_cpus, scheduling_strategy="SPREAD"):
             futures = [runner.submit(task, dict(call)) for call in calls]
         for future in futures:
@@ -108,6 +112,25 @@ def _is_local(ip: str) -> bool:
         return True
     except OSError:
         return False
+
+
+def _ship_calling_flow_by_value() -> None:
+    """Pickle the calling flow's module by value, not by name, when it is not importable as a package module.
+
+    Ray ships each task with its flow run's context, flow included. A
+    deployment loads its flow from a file path (`flows/train_and_eval.py`),
+    as a top-level module (`train_and_eval`) that a Ray worker cannot import
+    by that name, so unpickling failed with ModuleNotFoundError. By value,
+    the flow's own functions travel with it; what they import is imported
+    on the worker as usual.
+    """
+    from prefect.context import FlowRunContext
+    from ray import cloudpickle
+
+    context = FlowRunContext.get()
+    module = sys.modules.get(context.flow.fn.__module__) if context and context.flow else None
+    if module is not None and "." not in module.__name__ and Path(module.__file__ or "").resolve().parent == FLOWS_DIR:
+        cloudpickle.register_pickle_by_value(module)
 
 
 def _prefect_client_env() -> dict[str, str]:

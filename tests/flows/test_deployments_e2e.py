@@ -107,7 +107,7 @@ def wait_final(client, flow_run_id: str, timeout_s: float):
 
 def test_train_and_eval_arith_through_deployments_and_triggers(deployed, tmp_path: Path) -> None:
     from prefect import get_client
-    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey, FlowRunFilter, FlowRunFilterId
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     server, worker_log = deployed
@@ -161,9 +161,11 @@ def test_train_and_eval_arith_through_deployments_and_triggers(deployed, tmp_pat
         # The runs list reads as experiments: a config-named run, tagged so the UI can filter by them.
         assert re.fullmatch(r"tiny-arith-\d{8}-\d{6}", run.name), run.name
         assert {"config:tiny-arith", "model:tiny:arith", "dataset:arith", f"run:{run_dir.name}"} <= set(run.tags), run.tags
-        subflows = [r for r in client.read_flow_runs(limit=200) if r.name.startswith(f"eval-{run_dir.name}-")]
-        assert {r.name for r in subflows} >= {f"eval-{run_dir.name}-step-000004", f"eval-{run_dir.name}-base"}
-        assert all(f"run:{run_dir.name}" in r.tags for r in subflows), [(r.name, r.tags) for r in subflows]
+        # Its own evaluations are its task runs; the trigger's are runs named and tagged after the checkpoint.
+        own = client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[run.id])))
+        assert {"eval-base-arith", "eval-step-000004-arith"} <= {r.name for r in own}, [r.name for r in own]
+        assert f"eval-{run_dir.name}-step-000004" in {r.name for r in triggered}
+        assert all(f"run:{run_dir.name}" in r.tags for r in triggered), [(r.name, r.tags) for r in triggered]
         assert {f"{slug}-base-results"} <= keys, keys
 
 

@@ -1,127 +1,82 @@
-"""Evaluation subflows beside training (`tasks/checkpoint_evals.py`): as many at once as there are slots,
-children of the flow run that submitted them, and a failed one reported, never raised."""
+"""Evaluations beside training (`tasks/checkpoint_evals.py`): as many at once as there are slots, their task
+runs the flow run's own, and a failed one reported, never raised."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import threading
-from pathlib import Path
 
 import pytest
-from prefect import flow
+from prefect import flow, task
 
 from tasks.checkpoint_evals import BACKGROUND_NICE, ConcurrentEvals, eval_cpu_threads, eval_slots, training_gpus
 
 BARRIER_TIMEOUT_S = 60
 
 
-def _written(folder: Path, label: str, summary: object) -> object:
-    """What an evaluation leaves: its summary in a file named by its label."""
-    (folder / f"{label}.json").write_text(json.dumps(summary))
-    return summary
-
-
-def _reader(folder: Path):
-    return lambda label: json.loads((folder / f"{label}.json").read_text())
-
-
-def _evaluations(slots: int, labels: list[str], folder: Path):
-    """A parent flow that submits one child per label; each child waits at a barrier of len(labels) parties,
-    so the children only all finish if they ran at the same time."""
+def _evaluations(slots: int, labels: list[str]):
+    """A flow that submits one evaluation task per label; each waits at a barrier of len(labels) parties, so
+    they only all finish if they ran at the same time."""
     barrier = threading.Barrier(len(labels), timeout=BARRIER_TIMEOUT_S)
 
-    @flow(name="fake-eval-child")
-    def child(label: str) -> object:
+    @task(name="fake-evaluate")
+    def evaluate(label: str) -> tuple[str, str | None]:
+        from prefect.runtime import flow_run, task_run
+
         barrier.wait()
-        return _written(folder, label, {"label": label})
+        return flow_run.id, task_run.id
 
     @flow(name="evals-parent")
     def parent() -> tuple[dict, list, str]:
         from prefect.runtime import flow_run
 
-        with ConcurrentEvals(child, slots, _reader(folder)) as evals:
+        with ConcurrentEvals(lambda label: evaluate(label), slots) as evals:
             for label in labels:
-                evals.submit(label, label)
+                evals.submit(label)
             return (*evals.wait(), flow_run.id)
     return parent
 
 
-def test_evaluations_run_side_by_side_as_children_of_the_flow_run(prefect_harness: str, tmp_path: Path) -> None:
-    summaries, failed, parent_id = _evaluations(2, ["step-000050", "base"], tmp_path)()
-    assert summaries == {"step-000050": {"label": "step-000050"}, "base": {"label": "base"}} and failed == []
-
-    from prefect import get_client
-
-    with get_client(sync_client=True) as client:
-        children = [r for r in client.read_flow_runs() if r.parent_task_run_id is not None
-                    and str(client.read_task_run(r.parent_task_run_id).flow_run_id) == str(parent_id)]
-    assert len(children) == 2
+def test_evaluations_run_side_by_side_as_task_runs_of_the_flow_run(prefect_harness: str) -> None:
+    runs, failed, parent_id = _evaluations(2, ["step-000050", "base"])()
+    assert set(runs) == {"step-000050", "base"} and failed == []
+    assert [flow_run for flow_run, _ in runs.values()] == [parent_id, parent_id]
+    assert all(task_run is not None for _, task_run in runs.values()), "each evaluation is a task run"
 
 
-def test_a_failed_evaluation_is_reported_and_the_others_complete(prefect_harness: str, tmp_path: Path) -> None:
-    @flow(name="fake-eval-child-alone")
-    def child(label: str) -> object:
+def test_a_failed_evaluation_is_reported_and_the_others_complete(prefect_harness: str) -> None:
+    def evaluate(label: str, model: str) -> str:
         if label.startswith("bad"):
-            raise ValueError(f"{label} cannot be evaluated")
-        return _written(tmp_path, label, label) if label != "step-000090" else "completed, but wrote nothing"
+            raise ValueError(f"{model} cannot be evaluated")
+        return model
 
     @flow(name="evals-parent-alone")
     def parent() -> tuple[dict, list]:
-        with ConcurrentEvals(child, 1, _reader(tmp_path)) as evals:
+        with ConcurrentEvals(evaluate, 1) as evals:
             for label in ("bad-step", "step-000050", "step-000090"):
-                evals.submit(label, label)
+                evals.submit(label, f"checkpoints/{label}")
             return evals.wait()
 
     summaries, failed = parent()
-    assert failed == ["bad-step", "step-000090"] and summaries == {"step-000050": "step-000050"}
-
-
-def test_summaries_come_from_what_the_evaluation_wrote_not_from_the_state_prefect_hands_back(
-        prefect_harness: str, tmp_path: Path) -> None:
-    """A retried training run (`prefect flow-run retry`) gets its earlier attempt's subflow states back from the
-    API, matched by call order and without their results (not persisted); the summaries on disk still count."""
-    from prefect import get_client
-
-    @flow(name="fake-eval-child-from-api")
-    def child(label: str) -> object:
-        return _written(tmp_path, label, {"label": label})
-
-    def as_the_api_holds_it(label: str, return_state: bool):
-        state = child(label, return_state=return_state)
-        with get_client(sync_client=True) as client:
-            return client.read_flow_run(state.state_details.flow_run_id).state
-
-    @flow(name="evals-parent-from-api")
-    def parent() -> tuple[dict, list]:
-        with ConcurrentEvals(as_the_api_holds_it, 1, _reader(tmp_path)) as evals:
-            evals.submit("step-000010", "step-000010")
-            return evals.wait()
-
-    summaries, failed = parent()
-    assert failed == [] and summaries == {"step-000010": {"label": "step-000010"}}
+    assert failed == ["bad-step"]
+    assert summaries == {"step-000050": "checkpoints/step-000050", "step-000090": "checkpoints/step-000090"}
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priority is Linux's")
-def test_evaluations_run_at_background_priority_and_leave_the_flow_runs_own_alone(prefect_harness: str,
-                                                                                 tmp_path: Path) -> None:
-    def priority() -> int:
+def test_evaluations_run_at_background_priority_and_leave_the_flow_runs_own_alone(prefect_harness: str) -> None:
+    def priority(*_: object) -> int:
         return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-
-    @flow(name="fake-eval-child-nice")
-    def child(label: str) -> object:
-        return _written(tmp_path, label, priority())
 
     @flow(name="evals-parent-nice")
     def parent() -> tuple[dict, int]:
-        with ConcurrentEvals(child, 1, _reader(tmp_path)) as evals:
-            evals.submit("base", "base")
+        with ConcurrentEvals(priority, 1) as evals:
+            evals.submit("base")
             return evals.wait()[0], priority()
 
     before = priority()
-    children, own = parent()
-    assert children == {"base": max(BACKGROUND_NICE, before)} and own == before
+    evaluations, own = parent()
+    assert evaluations == {"base": max(BACKGROUND_NICE, before)} and own == before
 
 
 @pytest.mark.parametrize("usable,training,ray,slots", [
