@@ -16,7 +16,7 @@ from typing import Any
 
 from prefect import flow
 
-from rlvr_core.watch import is_checkpoint, run_dir_of
+from rlvr_core.watch import BASE_LABEL, is_checkpoint, run_dir_of
 from tasks.artifacts import Progress, artifact_key
 from tasks.bad_input import BadParameter, fails_cleanly
 from tasks.evaluation import evaluate_model
@@ -55,7 +55,7 @@ def eval_checkpoint(checkpoint: str, benchmarks: list[str] | None = None, limit:
     if not benchmarks:
         raise BadParameter(f"{checkpoint}: no benchmarks given and no run config.yaml to take them from. "
                          f"Fix: pass benchmarks, e.g. ['gsm8k']")
-    label = Path(checkpoint).name if is_checkpoint(checkpoint) else "base"
+    label = Path(checkpoint).name if is_checkpoint(checkpoint) else BASE_LABEL
     run_name = run_dir.name if run_dir else run or Path(checkpoint).name
     tag_current_flow_run([*([f"run:{run_name}"] if run_dir or run else []), f"checkpoint:{label}"])
     return evaluate_model(checkpoint, benchmarks, label=label, run_name=run_name, evals_root=evals_root,

@@ -11,8 +11,8 @@ not stop training.
 Task runs, not an `eval-checkpoint` subflow each: a flow run costs a dozen
 API calls, a heartbeat thread that its end waits up to a second for, and
 database writes on a server sharing training's cores. In the 300-step demo
-the seven evaluations took 11-13 s in all as tasks against 15-20 s as
-subflows. A rerun (`prefect flow-run retry`) gets finished evaluations back
+the seven evaluations took 10.7-11.7 s in all as tasks against 17.6-20.3 s
+as subflows. A rerun (`prefect flow-run retry`) gets finished evaluations back
 from the task cache (`tasks/evaluation.py`).
 
 Priority: evaluation threads run at nice 10 (`background_thread`), so on a
@@ -109,11 +109,11 @@ class ConcurrentEvals:
         """Block until every submitted evaluation ends: ({label: result} of the completed, [failed labels])."""
         results, failed = {}, []
         for label, future in self.futures.items():
-            if future.exception() is None:
+            if (error := future.exception()) is None:
                 results[label] = future.result()
             else:
                 failed.append(label)
-                get_run_logger().warning("evaluating %s failed: %r", label, future.exception())
+                get_run_logger().warning("evaluating %s failed: %r", label, error)
         return results, failed
 
     def __enter__(self) -> "ConcurrentEvals":

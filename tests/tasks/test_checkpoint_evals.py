@@ -20,7 +20,7 @@ def _evaluations(slots: int, labels: list[str]):
     they only all finish if they ran at the same time."""
     barrier = threading.Barrier(len(labels), timeout=BARRIER_TIMEOUT_S)
 
-    @task(name="fake-evaluate")
+    @task(name="evaluate-at-barrier")
     def evaluate(label: str) -> tuple[str, str | None]:
         from prefect.runtime import flow_run, task_run
 
