@@ -1,4 +1,4 @@
-"""Training as a Prefect task: a subprocess whose lines stream into the Prefect log.
+"""Training as a Prefect task: a subprocess whose lines stream into the Prefect log (step lines thinned).
 
 Why a subprocess: training owns its devices, threads and (on GPU) a Ray
 driver; isolating it in its own process group means a cancelled or crashed
@@ -36,7 +36,7 @@ from prefect.logging import get_run_logger
 from rlvr_core.procgroup import ProcessGroup
 from rlvr_core.watch import CHECKPOINT_SAVED, parse_marker, run_resource_id
 from tasks.artifacts import Progress, artifact_key
-from tasks.log_lines import clean_line
+from tasks.log_lines import StepLines, clean_line
 from tasks.training_table import LiveTrainingTable
 
 TRAIN_MODULE = "rlvr_core.grpo.train"
@@ -114,7 +114,8 @@ def train(config: str, overrides: list[str], run_dir: str, run_name: str, emit_e
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1"}  # bars are for terminals
     progress = Progress(artifact_key(run_name, "training-progress"), f"Training progress of {run_name}")
     table: LiveTrainingTable | None = None
-    tail: collections.deque[str] = collections.deque(maxlen=30)
+    tail: collections.deque[str] = collections.deque(maxlen=30)  # every line, for a failure's message
+    step_lines = StepLines()
     events = 0
     with ProcessGroup(argv, env=env) as group:
         _ACTIVE[run_dir] = group
@@ -124,7 +125,8 @@ def train(config: str, overrides: list[str], run_dir: str, run_name: str, emit_e
                 if marker is None:
                     if (readable := clean_line(line)) is not None:
                         tail.append(readable)
-                        logger.info(readable)
+                        if step_lines.keep(readable):
+                            logger.info(readable)
                 elif marker.kind == "progress":
                     step, total = marker.data.get("step", 0), marker.data.get("max_steps", 0)
                     progress.update(float(step), float(total),

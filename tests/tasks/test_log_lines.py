@@ -1,10 +1,10 @@
-"""Trainer output in the Prefect log: readable lines, no escape codes, bars or signal dumps."""
+"""Trainer output in the Prefect log: readable lines, no escape codes, bars or signal dumps, step lines thinned."""
 
 from __future__ import annotations
 
 import pytest
 
-from tasks.log_lines import clean_line
+from tasks.log_lines import StepLines, clean_line
 
 
 def test_step_lines_pass_through_unchanged() -> None:
@@ -41,3 +41,29 @@ def test_a_signal_dump_printed_bare_and_logged_again_becomes_one_plain_line() ->
 
 def test_a_percentage_in_prose_is_kept() -> None:
     assert clean_line("held-out accuracy 45% after 300 steps") == "held-out accuracy 45% after 300 steps"
+
+
+def step_line(step: int, total: int = 300, heldout: float | None = None) -> str:
+    line = f"step {step}/{total} reward 0.100 pass 0.100 loss +0.0001 kl 0.0030 clip 0.000 gnorm 0.200 stale {{'0': 128}} 0.10s"
+    return line + (f" heldout {heldout:.3f}" if heldout is not None else "")
+
+
+def test_step_lines_reach_the_log_at_most_once_per_interval() -> None:
+    lines = StepLines(min_interval_s=5.0)
+    kept = [step for step in range(1, 101) if lines.keep(step_line(step), now=step * 0.1)]  # ten steps a second
+    assert kept == [1, 51]
+
+
+def test_the_last_step_and_every_held_out_accuracy_are_always_logged() -> None:
+    lines = StepLines(min_interval_s=5.0)
+    assert lines.keep(step_line(1), now=0.0)
+    assert not lines.keep(step_line(2), now=0.1)
+    assert lines.keep(step_line(3, heldout=0.42), now=0.2)
+    assert lines.keep(step_line(300), now=0.3)
+
+
+def test_lines_other_than_steps_are_never_thinned() -> None:
+    lines = StepLines(min_interval_s=5.0)
+    assert lines.keep(step_line(1), now=0.0)
+    assert all(lines.keep(line, now=0.1) for line in ["checkpoint published: step 2", "Traceback (most recent call last):",
+                                                       "(PolicyTrainer pid=1) step 2/300 done"])
