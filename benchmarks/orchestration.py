@@ -172,9 +172,11 @@ def overhead(args: argparse.Namespace) -> None:
     finally:
         server.stop()
     direct, prefect = statistics.median(times["direct"]), statistics.median(times["prefect"])
+    pairs = [p - d for d, p in zip(times["direct"], times["prefect"])]
     print(f"config {args.config} {' '.join(overrides[1:])}; {args.repeats} repeat(s), medians:")
     print(f"  direct  {direct:7.1f} s\n  prefect {prefect:7.1f} s\n"
-          f"  overhead {prefect - direct:+.1f} s = {100 * (prefect - direct) / direct:+.1f} % (target <= 3 %)")
+          f"  overhead {prefect - direct:+.1f} s = {100 * (prefect - direct) / direct:+.1f} % (target <= 3 %); "
+          f"per pair (Prefect minus the direct run before it): {', '.join(f'{d:+.1f} s' for d in pairs)}")
 
 
 def latency(args: argparse.Namespace) -> None:
