@@ -44,7 +44,9 @@ def test_a_percentage_in_prose_is_kept() -> None:
 
 
 def step_line(step: int, total: int = 300, heldout: float | None = None) -> str:
-    line = f"step {step}/{total} reward 0.100 pass 0.100 loss +0.0001 kl 0.0030 clip 0.000 gnorm 0.200 stale {{'0': 128}} 0.10s"
+    """A step line as the trainer prints it (`rlvr_core/grpo/train.py`)."""
+    line = (f"step {step}/{total} reward 0.100 pass 0.100 loss +0.0001 kl 0.0030 clip 0.000 gnorm 0.200 "
+            f"stale {{'0': 128}} 0.10s")
     return line + (f" heldout {heldout:.3f}" if heldout is not None else "")
 
 
@@ -65,5 +67,5 @@ def test_the_last_step_and_every_held_out_accuracy_are_always_logged() -> None:
 def test_lines_other_than_steps_are_never_thinned() -> None:
     lines = StepLines(min_interval_s=5.0)
     assert lines.keep(step_line(1), now=0.0)
-    assert all(lines.keep(line, now=0.1) for line in ["checkpoint published: step 2", "Traceback (most recent call last):",
-                                                       "(PolicyTrainer pid=1) step 2/300 done"])
+    others = ["checkpoint published: step 2", "Traceback (most recent call last):", "(PolicyTrainer pid=1) step 2/300 done"]
+    assert all(lines.keep(line, now=0.1) for line in others)
