@@ -67,5 +67,6 @@ def test_the_last_step_and_every_held_out_accuracy_are_always_logged() -> None:
 def test_lines_other_than_steps_are_never_thinned() -> None:
     lines = StepLines(min_interval_s=5.0)
     assert lines.keep(step_line(1), now=0.0)
-    others = ["checkpoint published: step 2", "Traceback (most recent call last):", "(PolicyTrainer pid=1) step 2/300 done"]
+    others = ["checkpoint published: step 2", "Traceback (most recent call last):",
+              "(PolicyTrainer pid=1) step 2/300 done"]
     assert all(lines.keep(line, now=0.1) for line in others)
