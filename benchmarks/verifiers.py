@@ -88,7 +88,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.sandbox:
         os.environ["RLVR_SANDBOX"] = args.sandbox  # the spawned workers read it
-    from rlvr_core.verifiers.sandbox import Sandbox
+    from rlvr_core.sandbox.runner import Sandbox
 
     probe = Sandbox()  # the mode the workers will pick on this machine, for the report
     sandbox_mode = probe.mode or f"refused: {probe.refusal}"

@@ -114,7 +114,7 @@ def no_tool_accuracy(backend: Any, problems: list[Problem], max_new_tokens: int 
     episode's first turn with `#### ` already written, so the model's reply can only be its own sum."""
     from rlvr_core.envs.chat import renderer_for
     from rlvr_core.generation.base import SamplingParams
-    from rlvr_core.verifiers.math_verifier import MathVerifier
+    from rlvr_core.verifiers.math.verifier import MathVerifier
 
     renderer = renderer_for(getattr(backend, "tokenizer", None))
     prompts = [renderer.prompt(CalcEnv(p).initial_messages()) + "#### " for p in problems]

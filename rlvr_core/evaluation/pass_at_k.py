@@ -68,7 +68,7 @@ def answer_key(benchmark: Benchmark, completion: str, verifier: str) -> str | No
     """The final answer a completion votes for (math verifier: the extracted answer), else its stripped text."""
     text = benchmark.filters[0][1](completion)
     if verifier == "math":
-        from rlvr_core.verifiers.math_extract import extract_answer
+        from rlvr_core.verifiers.math.extract import extract_answer
 
         found = extract_answer(text)
         return "".join(found[0].split()) if found else None

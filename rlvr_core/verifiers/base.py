@@ -20,11 +20,11 @@ STATUSES: tuple[str, ...] = get_args(Status)
 # Verifier name -> "module:Class"; imported lazily so `import rlvr_core.verifiers`
 # stays cheap and a worker only loads what it scores (sympy is slow to import).
 _REGISTRY: dict[str, str] = {
-    "math": "rlvr_core.verifiers.math_verifier:MathVerifier",
-    "code": "rlvr_core.verifiers.code:CodeVerifier",
+    "math": "rlvr_core.verifiers.math.verifier:MathVerifier",
+    "code": "rlvr_core.verifiers.code.verifier:CodeVerifier",
     "ifeval": "rlvr_core.verifiers.ifeval.verifier:IFEvalVerifier",
     "ifbench": "rlvr_core.verifiers.ifbench.verifier:IFBenchVerifier",
-    "webextract": "rlvr_core.verifiers.webextract:WebExtractVerifier",
+    "webextract": "rlvr_core.envs.web.verifier:WebExtractVerifier",
 }
 _INSTANCES: dict[str, "Verifier"] = {}
 

@@ -13,7 +13,7 @@ from rlvr_core.envs.sampling import episode_samples
 from rlvr_core.envs.web.env import EpisodeLimits
 from rlvr_core.generation import SamplingParams, create_backend
 from rlvr_core.models.tiny_calc import CalcRecipe, build_calc_model
-from rlvr_core.verifiers.math_verifier import MathVerifier
+from rlvr_core.verifiers.math.verifier import MathVerifier
 
 
 @pytest.mark.parametrize("expression, value", [("347+812", "1159"), (" 2 * 3 + 4 ", "10"), ("2+3*4", "14"),

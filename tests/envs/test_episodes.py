@@ -14,7 +14,7 @@ from rlvr_core.envs.web.env import EpisodeLimits, WebExtractEnv
 from rlvr_core.envs.web.oracle import OraclePolicy, final_text
 from rlvr_core.envs.web.rollout import run
 from rlvr_core.generation.base import SamplingParams
-from rlvr_core.verifiers.webextract import WebExtractVerifier
+from rlvr_core.envs.web.verifier import WebExtractVerifier
 from tests.envs.conftest import Replay, problem
 
 PARAMS = SamplingParams(max_new_tokens=256, temperature=0.0)

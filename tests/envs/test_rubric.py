@@ -14,7 +14,7 @@ from rlvr_core.data.schema import Problem
 from rlvr_core.envs.web.oracle import final_text
 from rlvr_core.envs.web.protocol import TURN_SEPARATOR
 from rlvr_core.envs.web.task import archetypes
-from rlvr_core.verifiers.webextract import WRONG_REASON, WebExtractVerifier
+from rlvr_core.envs.web.verifier import WRONG_REASON, WebExtractVerifier
 from tests.envs.conftest import problem
 
 ARCHETYPES = sorted(archetypes())

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from rlvr_core.verifiers.sandbox import Sandbox
+from rlvr_core.sandbox.runner import Sandbox
 from tests.sandbox.modes import MODES, open_sandbox
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from rlvr_core.verifiers import sandbox_host
-from rlvr_core.verifiers.sandbox import Sandbox
+from rlvr_core.sandbox import host
+from rlvr_core.sandbox.runner import Sandbox
 
 MODES = ("bwrap", "host", "host-plain")
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -24,9 +24,9 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 def open_sandbox(mode: str, **kwargs) -> Sandbox:
     """A probed sandbox in `mode`; pytest.skip with the refusal when this host cannot provide it."""
     if mode == "host-plain":
-        real = sandbox_host.find_tool
+        real = host.find_tool
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(sandbox_host, "find_tool", lambda paths, name: None if name == "unshare" else real(paths, name))
+            mp.setattr(host, "find_tool", lambda paths, name: None if name == "unshare" else real(paths, name))
             sandbox = Sandbox("host", **kwargs)
     else:
         sandbox = Sandbox(mode, **kwargs)

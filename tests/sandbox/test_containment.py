@@ -18,7 +18,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from rlvr_core.verifiers.sandbox_host import SANDBOX_UID_BASE, SANDBOX_UID_COUNT
+from rlvr_core.sandbox.host import SANDBOX_UID_BASE, SANDBOX_UID_COUNT
 from tests.sandbox.modes import REPO_ROOT, root_only, skip_without_namespaces
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rlvr_core.verifiers.code_grader import grade, plan_tests
+from rlvr_core.verifiers.code.grader import grade, plan_tests
 from tests.sandbox.modes import open_sandbox
 
 # id -> (program, tests, setup, entry)

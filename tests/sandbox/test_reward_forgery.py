@@ -3,14 +3,14 @@
 The tests are MBPP-shaped (`assert add(1, 2) == 3`, `set(...)`, `math.isclose`,
 `assert f(x)`, `assert not f(x)`). Every program here is wrong: it returns 0,
 or nothing useful, and tries to make the grader believe otherwise. Each row is
-one way to cheat; a pass would be a hole in `code_grader.py` or the sandbox.
+one way to cheat; a pass would be a hole in `verifiers/code/grader.py` or the sandbox.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from rlvr_core.verifiers.code_grader import grade, plan_tests
+from rlvr_core.verifiers.code.grader import grade, plan_tests
 
 ADD_TESTS = ("assert add(1, 2) == 3", "assert add(2, 2) == 4", "assert add(10, 5) == 15")
 WRONG = "def add(a, b):\n    return 0\n"

@@ -21,8 +21,8 @@ import pytest
 
 from rlvr_core.data.schema import Problem
 from rlvr_core.verifiers import VerifierPool
-from rlvr_core.verifiers import sandbox_host
-from rlvr_core.verifiers.sandbox import SANDBOX_UID_BASE, Sandbox
+from rlvr_core.sandbox import host
+from rlvr_core.sandbox.runner import SANDBOX_UID_BASE, Sandbox
 from tests.sandbox.modes import open_sandbox
 
 TIME_LIMIT_S = 2.0
@@ -193,9 +193,9 @@ def test_host_mode_as_root_never_runs_the_program_as_root() -> None:
 @pytest.mark.skipif(os.geteuid() != 0, reason="the refusal only applies when the verifier runs as root")
 def test_host_mode_as_root_refuses_when_no_interpreter_can_drop_root(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fail closed: without namespaces and with no interpreter the sandbox uid can run, programs are refused, not run as root."""
-    real = sandbox_host.find_tool
-    monkeypatch.setattr(sandbox_host, "find_tool", lambda paths, name: None if name == "unshare" else real(paths, name))
-    monkeypatch.setattr(sandbox_host, "shared_interpreter", lambda: None)
+    real = host.find_tool
+    monkeypatch.setattr(host, "find_tool", lambda paths, name: None if name == "unshare" else real(paths, name))
+    monkeypatch.setattr(host, "shared_interpreter", lambda: None)
     sandbox = Sandbox("host")
     result = sandbox.run(GOOD + "\nassert add(1, 2) == 3")
     sandbox.close()

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-import rlvr_core.verifiers.sandbox as sandbox_module
+import rlvr_core.sandbox.runner as sandbox_module
 from rlvr_core.data.schema import Problem
-from rlvr_core.verifiers import sandbox_host
-from rlvr_core.verifiers.code import CodeVerifier
-from rlvr_core.verifiers.sandbox import Sandbox, SandboxUnavailable, SessionEnded, check_sandbox
-from rlvr_core.verifiers.sandbox_seccomp import DENIED, SYSCALLS, filter_program
+from rlvr_core.sandbox import host
+from rlvr_core.verifiers.code.verifier import CodeVerifier
+from rlvr_core.sandbox.runner import Sandbox, SandboxUnavailable, SessionEnded, check_sandbox
+from rlvr_core.sandbox.seccomp import DENIED, SYSCALLS, filter_program
 from tests.sandbox.modes import open_sandbox, root_only
 
 NAMESPACE_FAILURE = "bwrap: Creating new namespace failed: Operation not permitted"
@@ -29,7 +29,7 @@ def broken_bwrap(monkeypatch: pytest.MonkeyPatch) -> str:
     fake = folder / "bwrap"
     fake.write_text(f"#!/bin/sh\necho '{NAMESPACE_FAILURE}' >&2\nexit 1\n")
     fake.chmod(0o755)
-    monkeypatch.setattr(sandbox_host, "BWRAP_PATHS", (str(fake),))
+    monkeypatch.setattr(host, "BWRAP_PATHS", (str(fake),))
     yield str(fake)
     fake.unlink()
     folder.rmdir()
@@ -47,7 +47,7 @@ def test_bwrap_runs_by_absolute_path_whatever_the_callers_path(monkeypatch: pyte
 
 def test_a_bwrap_that_cannot_create_namespaces_makes_auto_fall_back_loudly(broken_bwrap, caplog) -> None:
     root_only()
-    with caplog.at_level(logging.WARNING, logger="rlvr_core.verifiers.sandbox"):
+    with caplog.at_level(logging.WARNING, logger="rlvr_core.sandbox.runner"):
         sandbox = Sandbox("auto")
     try:
         assert sandbox.mode == "host"
@@ -89,8 +89,8 @@ def test_host_mode_needs_root(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_host_mode_without_namespaces_refuses_when_nothing_closes_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
     """No seccomp table for this architecture and no network namespace: host mode would leave sockets open."""
     root_only()
-    real = sandbox_host.find_tool
-    monkeypatch.setattr(sandbox_host, "find_tool", lambda paths, name: None if name == "unshare" else real(paths, name))
+    real = host.find_tool
+    monkeypatch.setattr(host, "find_tool", lambda paths, name: None if name == "unshare" else real(paths, name))
     monkeypatch.setattr(platform, "machine", lambda: "riscv64")
     sandbox = Sandbox("host")
     assert sandbox.refusal is not None and "the network is open" in sandbox.refusal
@@ -115,7 +115,7 @@ def test_each_sandbox_has_a_uid_of_its_own() -> None:
 
 @pytest.mark.parametrize("mode", ["bwrap", "host", "host-plain"])
 def test_without_a_writable_cgroup_the_trees_memory_is_still_limited(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sandbox_host.Cgroup, "create", classmethod(lambda cls: None))
+    monkeypatch.setattr(host.Cgroup, "create", classmethod(lambda cls: None))
     sandbox = open_sandbox(mode)
     try:
         assert any(item.startswith("no writable cgroup") for item in sandbox.lacks)
@@ -160,7 +160,7 @@ def test_the_seccomp_filter_has_every_denied_call_for_each_architecture(arch: st
 
 def test_a_reply_left_unread_by_the_grader_is_read_before_the_next_run(sandbox) -> None:
     """The grader does not wait for the zygote's clean-up once it has a verdict; results must not shift."""
-    from rlvr_core.verifiers.code_grader import grade, plan_tests
+    from rlvr_core.verifiers.code.grader import grade, plan_tests
 
     plan = plan_tests(("assert add(1, 2) == 3",), "", "add")
     for _ in range(3):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rlvr_core.verifiers.code_grader import MAX_DEPTH, BadValue, Remote, _Connection, plan_tests
+from rlvr_core.verifiers.code.grader import MAX_DEPTH, BadValue, Remote, _Connection, plan_tests
 
 
 @pytest.mark.parametrize(
@@ -107,7 +107,7 @@ def test_what_the_sandboxed_harness_encodes_decodes_to_builtin_types() -> None:
     import collections
     import enum
 
-    from rlvr_core.verifiers import sandbox_harness
+    from rlvr_core.sandbox import harness
 
     class Color(enum.IntEnum):
         RED = 1
@@ -119,7 +119,7 @@ def test_what_the_sandboxed_harness_encodes_decodes_to_builtin_types() -> None:
     point = collections.namedtuple("Point", "x y")(1, 2)
     value = [Color.RED, Loud([1]), collections.Counter("aab"), point, {frozenset({1}): b"x"}, 10**400, 2.5, True, None, object()]
     handles: dict = {}
-    decoded = _decode(sandbox_harness.encode(value, handles))
+    decoded = _decode(harness.encode(value, handles))
     assert decoded[:9] == [1, [1], {"a": 2, "b": 1}, (1, 2), {frozenset({1}): b"x"}, 10**400, 2.5, True, None]
     assert [type(v) for v in decoded[:4]] == [int, list, dict, tuple]
     assert isinstance(decoded[9], Remote) and list(handles) == [0]

@@ -15,7 +15,7 @@ import pytest
 
 from rlvr_core.data.schema import Problem
 from rlvr_core.verifiers import verify
-from rlvr_core.verifiers.math_extract import extract_answer
+from rlvr_core.verifiers.math.extract import extract_answer
 
 # (gold, completion): each must score 0. Grouped by the trick it tries.
 REWARD_ZERO = [

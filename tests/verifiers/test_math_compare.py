@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rlvr_core.verifiers.math_compare import as_number, judge, terminates
-from rlvr_core.verifiers.math_normalize import normalize
-from rlvr_core.verifiers.math_parse import Assign, Bracketed, Collection, Group, Leaf, Relation, parse
+from rlvr_core.verifiers.math.compare import as_number, judge, terminates
+from rlvr_core.verifiers.math.normalize import normalize
+from rlvr_core.verifiers.math.parse import Assign, Bracketed, Collection, Group, Leaf, Relation, parse
 
 
 def _status(gold: str, pred: str) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rlvr_core.verifiers.math_extract import extract_answer, last_boxed
-from rlvr_core.verifiers.math_scan import find_boxes, math_spans
+from rlvr_core.verifiers.math.extract import extract_answer, last_boxed
+from rlvr_core.verifiers.math.scan import find_boxes, math_spans
 
 
 @pytest.mark.parametrize(

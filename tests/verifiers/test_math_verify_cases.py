@@ -34,9 +34,9 @@ from pathlib import Path
 import pytest
 
 from rlvr_core.data.schema import Problem
-from rlvr_core.verifiers.math_extract import extract_answer
-from rlvr_core.verifiers.math_scan import math_spans
-from rlvr_core.verifiers.math_verifier import MathVerifier
+from rlvr_core.verifiers.math.extract import extract_answer
+from rlvr_core.verifiers.math.scan import math_spans
+from rlvr_core.verifiers.math.verifier import MathVerifier
 
 pytestmark = pytest.mark.slow  # 276 cases through sympy: ~15 s
 

@@ -8,5 +8,5 @@ splits; `protocol.py` is the tool-call and final-answer format; `tools.py`
 runs `run_python` (sandboxed) and `navigate`; `env.py` is one episode's
 environment; `rollout.py` runs episodes for the evaluation runner; `oracle.py`
 is the scripted reference policy. The rubric is
-`rlvr_core/verifiers/webextract.py`.
+`rlvr_core/envs/web/verifier.py`.
 """

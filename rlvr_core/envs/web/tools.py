@@ -2,7 +2,7 @@
 
 `run_python` goes through `run_untrusted`, the only function here that
 touches the sandbox API, so when the sandbox is redesigned only that function
-changes. The guarantees are the sandbox's (see `rlvr_core/verifiers/sandbox.py`):
+changes. The guarantees are the sandbox's (see `rlvr_core/sandbox/runner.py`):
 its own process group, rlimits, empty environment, no network, a kill on
 timeout. The site-packages folder that holds bs4 is bound read-only so the
 program can import it. Tool outputs are capped at `max_output_chars` with a
@@ -45,7 +45,7 @@ def run_untrusted(program: str, *, timeout_s: float, memory_mb: int) -> Outcome:
     """Run `program` contained, with bs4 importable. The one adapter over the sandbox's API; never raises."""
     global _SANDBOX
     try:
-        from rlvr_core.verifiers.sandbox import Sandbox
+        from rlvr_core.sandbox.runner import Sandbox
 
         with _SANDBOX_LOCK:
             if _SANDBOX is None or _SANDBOX[0] != os.getpid():

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from types import CodeType
 from typing import Any, Literal
 
-from rlvr_core.verifiers.sandbox import Sandbox, Session, SessionEnded
+from rlvr_core.sandbox.runner import Sandbox, Session, SessionEnded
 
 MAX_DEPTH = 100
 MAX_NODES = 200_000

@@ -39,7 +39,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from rlvr_core.verifiers.math_scan import Box, Span, find_boxes, math_spans, undouble_box_backslashes
+from rlvr_core.verifiers.math.scan import Box, Span, find_boxes, math_spans, undouble_box_backslashes
 from rlvr_core.verifiers.reasoning import strip_think
 
 _WINDOW = 500  # characters read after an "answer" anchor

@@ -1,9 +1,9 @@
 """The long-lived process that forks one contained child per program.
 
-Runs as `python -S -I -c <sandbox_harness.py + this source> <config json>`,
+Runs as `python -S -I -c <harness.py + this source> <config json>`,
 as root inside the sandbox's namespaces when the host allows them (see
 `sandbox.py` for the modes). Standard library only; read as text by
-`sandbox_host.py`, never imported by the parent (it acts on import).
+`sandbox/host.py`, never imported by the parent (it acts on import).
 
 Control channel: a unix socket (fd `control_fd`), frames of a 4-byte
 big-endian length + JSON. First frame from here: {"ready": ...} or
@@ -21,11 +21,11 @@ every child is born inside them. Each child: new session; stdin /dev/null,
 stdout and stderr on two memfds that only this process reads back, by
 descriptor (never by path); rlimits; a fresh working directory and TMPDIR;
 drops to the sandbox uid; no_new_privs; the seccomp filter built by the
-parent; then the harness (`sandbox_harness.py`), which shares the program's
+parent; then the harness (`sandbox/harness.py`), which shares the program's
 interpreter, so nothing it says is trusted by the parent: "exec" only runs
 the program (the exit status is the result); "serve" runs it, then answers
 requests to call functions with plain data, which the parent checks
-(`code_grader.py`).
+(`verifiers/code/grader.py`).
 """
 
 import builtins
@@ -59,7 +59,7 @@ LIBC = ctypes.CDLL(None, use_errno=True)
 CTL = socket.socket(fileno=CONFIG["control_fd"])
 sys.path[:0] = CONFIG["extra_paths"]
 
-# --- seccomp: the parent builds the filter (`sandbox_seccomp.py`); here it is only installed ----
+# --- seccomp: the parent builds the filter (`sandbox/seccomp.py`); here it is only installed ----
 class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
@@ -87,7 +87,7 @@ def _mount(source, target, fstype, flags, data=None):
 def _enter_view(view):
     """Build a root of read-only binds and private tmpfs from `view`, pivot into it, drop the host's.
 
-    Same view as the bwrap arguments (`sandbox_host.view`): [kind, source, target]
+    Same view as the bwrap arguments (`host.view`): [kind, source, target]
     with kind ro-bind, dev-bind, symlink, tmpfs or devfs (source: size in bytes), proc, dir.
     """
     _mount(None, "/", None, MS_REC | MS_PRIVATE)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from rlvr_core.verifiers.math_scan import matching_braces
+from rlvr_core.verifiers.math.scan import matching_braces
 
 MAX_ANSWER_CHARS = 2000
 

@@ -5,11 +5,11 @@ Entry points. `Sandbox.run(program)` / `run_program(...)` runs a program as
 stdout and the last 4 KB of stderr (for model-code tools, e.g. a
 `run_python` tool: give `extra_paths=[site-packages]` to make bs4 importable,
 read-only). `Sandbox.serve(program)` runs a program and keeps it alive to
-answer requests over two pipes; `code_grader.py` uses it so that MBPP asserts
+answer requests over two pipes; `verifiers/code/grader.py` uses it so that MBPP asserts
 are evaluated here, never inside the sandbox. `check_sandbox()` raises
 `SandboxUnavailable` when no allowed mode works: call it at start to fail fast.
 
-How a program runs (every mode). A long-lived zygote (`sandbox_zygote.py`,
+How a program runs (every mode). A long-lived zygote (`sandbox/zygote.py`,
 standard library only) forks one child per program, so a run costs a fork,
 not an interpreter start. The zygote never opens a path the program can
 name: output goes to memfds it holds; grading traffic goes straight to the
@@ -19,7 +19,7 @@ TMPDIR; environment PATH and LANG only; rlimits on CPU time, address space
 (`memory_mb`), processes, file size (16 MB), open files (64), core dumps;
 as root, a uid of its own (a flock lease on 61000-65095 makes it unique on
 the machine) with no supplementary groups; no_new_privs; the seccomp filter
-of `sandbox_seccomp.py` (x86_64, aarch64: no new sockets, ptrace,
+of `sandbox/seccomp.py` (x86_64, aarch64: no new sockets, ptrace,
 process_vm_*, pidfds, io_uring, namespaces, mounts, keyrings, BPF, perf,
 modules); where a cgroup (v2, else v1) is writable, `memory_mb` and 32 tasks
 for its whole process tree, tmpfs pages included (the zygote lives in that
@@ -82,10 +82,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from rlvr_core.verifiers import sandbox_host as host
-from rlvr_core.verifiers.sandbox_channel import Session, SessionEnded, recv_frame, send_frame
-from rlvr_core.verifiers.sandbox_host import SANDBOX_ENV, SANDBOX_UID_BASE, Cgroup, UidLease
-from rlvr_core.verifiers.sandbox_seccomp import SYSCALLS, filter_program
+from rlvr_core.sandbox import host
+from rlvr_core.sandbox.channel import Session, SessionEnded, recv_frame, send_frame
+from rlvr_core.sandbox.host import SANDBOX_ENV, SANDBOX_UID_BASE, Cgroup, UidLease
+from rlvr_core.sandbox.seccomp import SYSCALLS, filter_program
 
 log = logging.getLogger(__name__)
 
@@ -455,7 +455,7 @@ class Sandbox:
         The program's first message is {"ready": true, "prefetched": [the
         replies to `prefetch`, requests known in advance]}, or {"raise": ...}
         / {"exit": ...}; then each `Session.request` gets one reply (the
-        protocol is `sandbox_harness.serve`). `timeout_s` bounds the whole
+        protocol is `harness.serve`). `timeout_s` bounds the whole
         conversation; with `prefetch_only` the program ends after its first
         message unless an answer is an object the caller may still ask about.
         After the block, `session.result` holds the ExecResult

@@ -118,7 +118,7 @@ def warm_up() -> None:
 
 def guard(latex: str) -> None:
     """Raise `Refused` for input sympy could hang or explode on (checked before parsing)."""
-    from rlvr_core.verifiers.math_scan import matching_braces
+    from rlvr_core.verifiers.math.scan import matching_braces
 
     if len(latex) > MAX_LEAF_CHARS:
         raise Refused(f"longer than {MAX_LEAF_CHARS} characters")

@@ -27,7 +27,7 @@ SYSTEM_PYTHONS = ("/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3")
 BWRAP_PATHS = ("/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap")
 UNSHARE_PATHS = ("/usr/bin/unshare", "/bin/unshare")
 # One script: the child-side harness first (the zygote's children call it), then the zygote itself.
-_ZYGOTE_SOURCE = "\n".join((Path(__file__).parent / name).read_text() for name in ("sandbox_harness.py", "sandbox_zygote.py"))
+_ZYGOTE_SOURCE = "\n".join((Path(__file__).parent / name).read_text() for name in ("harness.py", "zygote.py"))
 _names = itertools.count()
 
 

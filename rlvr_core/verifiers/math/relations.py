@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import random
 
-from rlvr_core.verifiers.math_parse import Assign, Bracketed, Collection, Leaf, Node, Union
-from rlvr_core.verifiers.math_symbolic import NotMath, SymbolicTimeout, to_sympy
+from rlvr_core.verifiers.math.parse import Assign, Bracketed, Collection, Leaf, Node, Union
+from rlvr_core.verifiers.math.symbolic import NotMath, SymbolicTimeout, to_sympy
 
 _KINDS = {"=": ("=", False), "<": ("<", False), ">": ("<", True), "\\le": ("<=", False), "\\ge": ("<=", True), "\\ne": ("!=", False)}
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rlvr_core.verifiers.sandbox import ExecResult
+    from rlvr_core.sandbox.runner import ExecResult
 
 FRAME_CAP = 8 << 20  # bytes of one message from a served program
 

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from rlvr_core.verifiers.math_normalize import MAX_ANSWER_CHARS, normalize
-from rlvr_core.verifiers.math_parse import (
+from rlvr_core.verifiers.math.normalize import MAX_ANSWER_CHARS, normalize
+from rlvr_core.verifiers.math.parse import (
     Assign,
     Bracketed,
     Collection,
@@ -53,7 +53,7 @@ from rlvr_core.verifiers.math_parse import (
     Union,
     parse,
 )
-from rlvr_core.verifiers.math_symbolic import (
+from rlvr_core.verifiers.math.symbolic import (
     NotFinite,
     NotMath,
     Refused,
@@ -308,7 +308,7 @@ def _leaf_equal(g: str, p: str) -> bool:
         return False
     except NotMath as exc:
         raise _Unreadable(str(exc)[:80]) from None
-    from rlvr_core.verifiers.math_symbolic import equal
+    from rlvr_core.verifiers.math.symbolic import equal
 
     if p_num is not None and decimal_matches(p, g_value):
         return True
@@ -351,13 +351,13 @@ def terminates(value: Fraction) -> bool:
 
 def _relations_equal(g_sides: tuple[str, ...], g_ops: tuple[str, ...], p: Relation) -> bool:
     """Same relation: each link of one is a constant multiple of a link of the other (positive for <, <=)."""
-    from rlvr_core.verifiers.math_relations import links_equal
+    from rlvr_core.verifiers.math.relations import links_equal
 
     return links_equal(g_sides, g_ops, p.sides, p.ops)
 
 
 def _relation_is_set(g: Relation, p: Node) -> bool:
     """A gold inequality in one variable against a predicted interval, union or set."""
-    from rlvr_core.verifiers.math_relations import relation_equals_set
+    from rlvr_core.verifiers.math.relations import relation_equals_set
 
     return relation_equals_set(g.sides, g.ops, p)

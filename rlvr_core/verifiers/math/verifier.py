@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from rlvr_core.data.schema import Problem
 from rlvr_core.verifiers.base import Score
-from rlvr_core.verifiers.math_compare import judge
-from rlvr_core.verifiers.math_extract import extract_answer
+from rlvr_core.verifiers.math.compare import judge
+from rlvr_core.verifiers.math.extract import extract_answer
 
 
 def gold_answer(answer: str) -> str:

@@ -2,8 +2,8 @@
 
 `Problem.answer` is JSON {"tests": [assert lines], "setup": "test_setup_code",
 "entry": "function name or null"}. Reward 1.0 only if every assert holds when
-evaluated by `code_grader.py` in this process, on plain values the sandboxed
-program returns (see `sandbox.py` for the containment, `code_grader.py` for
+evaluated by `verifiers/code/grader.py` in this process, on plain values the sandboxed
+program returns (see `sandbox.py` for the containment, `verifiers/code/grader.py` for
 why the asserts never run next to the program).
 """
 
@@ -15,9 +15,9 @@ from typing import Any
 
 from rlvr_core.data.schema import Problem
 from rlvr_core.verifiers.base import Score
-from rlvr_core.verifiers.code_grader import grade, plan_tests
+from rlvr_core.verifiers.code.grader import grade, plan_tests
 from rlvr_core.verifiers.reasoning import strip_think
-from rlvr_core.verifiers.sandbox import default_sandbox
+from rlvr_core.sandbox.runner import default_sandbox
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _BEGIN_DONE = re.compile(r"\[BEGIN\](.*?)(?:\[DONE\]|\Z)", re.DOTALL)

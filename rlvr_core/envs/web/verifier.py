@@ -15,7 +15,7 @@ never the tools' outputs. `Problem.answer` is the task's gold spec
 3. Unanswerable task: abstaining scores 1.0 with the right reason (image,
    canvas, javascript) and `WRONG_REASON` with another; any answer scores 0.
    Answerable task: abstaining scores 0; an answer is matched per type
-   (`webextract_match.py`: exact, normalised, F1 partial credit).
+   (`rubric.py`: exact, normalised, F1 partial credit).
 
 Status is "correct" only at reward 1.0; partial credit is "wrong" with its
 reward, so the pass rate (reward >= threshold) and the perfect rate differ.
@@ -29,7 +29,7 @@ from typing import Any
 from rlvr_core.data.schema import Problem
 from rlvr_core.envs.web import protocol
 from rlvr_core.verifiers.base import Score
-from rlvr_core.verifiers.webextract_match import match
+from rlvr_core.envs.web.rubric import match
 
 WRONG_REASON = 0.25  # honest but uninformed: below the default pass threshold (0.5)
 

@@ -1,8 +1,8 @@
 """What runs inside a sandboxed child, next to the program: run it, then answer the grader's requests.
 
-Read as text and prepended to `sandbox_zygote.py` (the zygote forks, the
+Read as text and prepended to `sandbox/zygote.py` (the zygote forks, the
 child calls `run_program` or `serve`); importable on its own, without side
-effects, so tests can check its encoder against `code_grader.py`'s decoder.
+effects, so tests can check its encoder against `verifiers/code/grader.py`'s decoder.
 Standard library only. Nothing here is trusted by the parent: the program can
 rewrite any of it, so the parent only ever gets values the program could
 have returned anyway.
@@ -152,7 +152,7 @@ def _perform(request, namespace, handles):
 
 
 def encode(value, handles, depth=0):
-    """Plain data in the wire form `code_grader.decode_value` reads; anything else becomes a handle."""
+    """Plain data in the wire form `grader.decode_value` reads; anything else becomes a handle."""
     if depth > 100:
         raise ValueError("value nested more than 100 levels deep")
     if value is None or value is True or value is False:
