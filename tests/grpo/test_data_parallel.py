@@ -102,15 +102,50 @@ def _rollouts(run_dir: Path) -> dict[tuple[int, int, int], tuple[str, float]]:
     return {(r["step"], r["position"], r["sample"]): (r["text"], r["reward"]) for r in rows}
 
 
+def _relative_gap(a: dict[str, np.ndarray], b: dict[str, np.ndarray], start: dict[str, np.ndarray], key: str) -> float:
+    """How far two runs ended apart, as a fraction of how far the first one moved from the start."""
+    moved = np.linalg.norm(a[key].astype(np.float64) - start[key])
+    return float(np.linalg.norm(b[key].astype(np.float64) - a[key]) / max(moved, 1e-12))
+
+
 @pytest.mark.slow
-def test_a_run_on_two_replicas_samples_and_learns_what_a_run_on_one_does(ray_cluster, tiny_config, tmp_path):
+def test_a_run_on_two_replicas_samples_and_learns_what_a_run_on_one_does(ray_cluster, tiny_config, tmp_path,
+                                                                          trained_tiny_model_dir):
+    """Same samples and the same learning, up to float summation order, which AdamW amplifies.
+
+    Why the weights are not compared element by element: the replicas' gradients
+    equal the single trainer's up to summation order (~1e-7 relative), but AdamW
+    divides each component by its own root-mean-square, so a component whose
+    gradient is near zero moves by up to the learning rate on either side of a
+    sign flip. On a host with other float kernels (AVX-512) 173 of 12,800
+    embedding weights differed by up to 2e-4 after 3 steps at lr 1e-3, about
+    the step size itself. Those components are few, so the bound that follows
+    from the optimizer is on the whole tensor: the two runs must end within 5%
+    (in L2 norm) of the distance the single run travelled. A replica group that
+    learned something else (every replica stepping on the first replica's half
+    of the batch) ends about half the distance away.
+
+    Samples: step 1 draws from identical weights with per-sample seeds, so it
+    is equal exactly. Later steps draw from weights equal up to that noise; a
+    draw landing within it of a token boundary may differ, so most (not all)
+    are compared.
+    """
     common = ("training.max_steps=3", "training.learning_rate=1e-3", "checkpointing.every_steps=3")
     one = train(tiny_config(*common), run_dir=tmp_path / "one")
     two = train(tiny_config(*common, "training.data_parallel=2"), run_dir=tmp_path / "two")
 
-    assert _rollouts(two.run_dir) == _rollouts(one.run_dir)  # per-sample seeds: the replica does not matter
-    assert {step for step, _, _ in _rollouts(two.run_dir)} == {1, 2, 3}
+    samples_one, samples_two = _rollouts(one.run_dir), _rollouts(two.run_dir)
+    assert samples_two.keys() == samples_one.keys()
+    assert {step for step, _, _ in samples_two} == {1, 2, 3}
+    first_step = [key for key in samples_one if key[0] == 1]
+    assert [samples_two[key] for key in first_step] == [samples_one[key] for key in first_step]
+    same = sum(samples_two[key] == samples_one[key] for key in samples_one)
+    assert same >= 0.9 * len(samples_one), f"{same} of {len(samples_one)} samples agree"
+
+    start = load_file(os.path.join(trained_tiny_model_dir, "model.safetensors"))
     a = load_file(os.path.join(one.final_checkpoint, "model.safetensors"))
     b = load_file(os.path.join(two.final_checkpoint, "model.safetensors"))
-    for key in a:
-        np.testing.assert_allclose(b[key], a[key], rtol=0, atol=1e-5, err_msg=key)
+    assert a.keys() == b.keys()
+    gaps = {key: _relative_gap(a, b, start, key) for key in a if key in start}
+    assert gaps.keys() == {key for key in a if key in start} and gaps
+    assert max(gaps.values()) <= 0.05, {key: round(gap, 4) for key, gap in gaps.items() if gap > 0.05}
