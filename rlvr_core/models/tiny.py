@@ -26,13 +26,14 @@ import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from rlvr_core.filehash import hash_files
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerFast
 
+    from rlvr_core.models.warmup import WarmupTask
     from rlvr_core.storage import Store
 
 log = logging.getLogger(__name__)
@@ -77,8 +78,17 @@ class TinyRecipe:
     max_new_tokens: int = 8
     version: int = 3
 
+    name: ClassVar[str] = TINY_MODEL_NAME     # the model name it builds (class constants, not hashed)
+    folder: ClassVar[str] = "tiny-arith"      # its store folder: models/<folder>/<digest>
+
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:12]
+
+    def warmup_task(self, tokenizer: "PreTrainedTokenizerFast") -> "WarmupTask":
+        """What the warm-up trains on and stops by: `arith` answers (`warmup.arith_task`)."""
+        from rlvr_core.models.warmup import arith_task
+
+        return arith_task(tokenizer, self)
 
 
 def recipe_for(name: str) -> TinyRecipe:
@@ -160,15 +170,16 @@ def greedy_accuracy(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerFas
 
 
 def build_tiny_model(output_dir: Path, recipe: TinyRecipe = TinyRecipe()) -> dict:
-    """Build, warm up and save the tiny model as a Hugging Face folder; return its record (written last)."""
+    """Build, warm up on `recipe.warmup_task` and save the tiny model as a Hugging Face folder; return its record
+    (written last)."""
     from rlvr_core.models.warmup import warm_up
 
     tokenizer = build_tokenizer()
     model = build_untrained_model(recipe, len(tokenizer), tokenizer.eos_token_id, tokenizer.pad_token_id)
-    result = warm_up(model, tokenizer, recipe)
+    result = warm_up(model, tokenizer, recipe, recipe.warmup_task(tokenizer))
     if not result.in_band:
-        log.warning("tiny warm-up: held-out accuracy %.3f is outside the target band %s after %d steps; "
-                    "carrying on with the closest snapshot (step %s); GRPO gains may be smaller",
+        log.warning("%s warm-up: held-out accuracy %.3f is outside the target band %s after %d steps; "
+                    "carrying on with the closest snapshot (step %s); GRPO gains may be smaller", recipe.name,
                     result.accuracy, recipe.target_band, result.steps, result.chosen_step)
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.generation_config.eos_token_id = tokenizer.eos_token_id
@@ -182,16 +193,17 @@ def build_tiny_model(output_dir: Path, recipe: TinyRecipe = TinyRecipe()) -> dic
 
 
 def ensure_tiny_model(store: "Store", local_cache: Path | None = None, recipe: TinyRecipe = TinyRecipe()) -> Path:
-    """A local folder holding the tiny model for `recipe`, built only when the store lacks it (see `ensure_built`)."""
+    """A local folder holding the tiny model for `recipe` (`tiny:arith`, or a subclass's model such as
+    `tiny:arith-chain`), built only when the store lacks it (see `ensure_built`)."""
     def build(folder: Path) -> dict:
-        log.info("building the tiny model (recipe %s): supervised warm-up on arith to ~%.0f%% held-out accuracy",
-                 recipe.digest(), 100 * recipe.target)
+        log.info("building %s (recipe %s): supervised warm-up to ~%.0f%% held-out accuracy",
+                 recipe.name, recipe.digest(), 100 * recipe.target)
         record = build_tiny_model(folder, recipe)
-        log.info("built tiny model: %d parameters, %d warm-up steps, held-out accuracy %.3f (%s, step %s)",
+        log.info("built %s: %d parameters, %d warm-up steps, held-out accuracy %.3f (%s, step %s)", recipe.name,
                  record["parameters"], record["steps"], record["accuracy"], record["how"], record["chosen_step"])
         return record
 
-    return ensure_built(store, f"models/tiny-arith/{recipe.digest()}", build, local_cache)
+    return ensure_built(store, f"models/{recipe.folder}/{recipe.digest()}", build, local_cache)
 
 
 def ensure_built(store: "Store", key: str, build: Callable[[Path], dict], local_cache: Path | None = None) -> Path:

@@ -19,6 +19,9 @@ What it does instead:
    up to ties between items) in a dozen evaluations.
 4. If the step budget runs out first, the snapshot closest to `target` is
    returned and marked out of band; the caller says so and carries on.
+
+The task is a `WarmupTask` (supervised rows and an accuracy to stop on):
+`arith_task` for `tiny:arith`, `tiny_chain.chain_task` for `tiny:arith-chain`.
 """
 
 from __future__ import annotations
@@ -41,6 +44,18 @@ if TYPE_CHECKING:
     from rlvr_core.models.tiny import TinyRecipe
 
 log = logging.getLogger(__name__)
+
+
+Row = tuple[list[int], list[int]]  # (token ids, labels): -100 where no loss falls
+
+
+@dataclass(frozen=True)
+class WarmupTask:
+    """What a warm-up trains on and stops by: supervised `rows`, and the held-out `accuracy` of a model."""
+
+    rows: list[Row]
+    selection_problems: int            # how many problems `accuracy` measures on (for the record)
+    accuracy: Callable[["PreTrainedModel"], float]
 
 
 @dataclass
@@ -81,15 +96,24 @@ def warmup_data(recipe: "TinyRecipe") -> tuple[list["Problem"], list["Problem"]]
     return pool[: recipe.train_problems], pool[recipe.train_problems : recipe.train_problems + recipe.eval_problems]
 
 
-def warm_up(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerFast", recipe: "TinyRecipe") -> WarmupResult:
-    """Train `model` in place and leave it holding the chosen weights (see the module docstring)."""
-    import torch
-
+def arith_task(tokenizer: "PreTrainedTokenizerFast", recipe: "TinyRecipe") -> WarmupTask:
+    """`tiny:arith`'s task: complete `#### N` after the prompt; greedy accuracy on the selection set."""
     from rlvr_core.models.tiny import greedy_accuracy
 
-    torch.manual_seed(recipe.seed)
     train, selection = warmup_data(recipe)
-    rows = [_supervised_row(tokenizer, p) for p in train]
+    return WarmupTask(rows=[_supervised_row(tokenizer, p) for p in train], selection_problems=len(selection),
+                      accuracy=lambda model: greedy_accuracy(model, tokenizer, selection, recipe.max_new_tokens))
+
+
+def warm_up(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerFast", recipe: "TinyRecipe",
+            task: WarmupTask | None = None) -> WarmupResult:
+    """Train `model` in place on `task` (default `arith_task`) and leave it holding the chosen weights (see the
+    module docstring)."""
+    import torch
+
+    task = task or arith_task(tokenizer, recipe)
+    torch.manual_seed(recipe.seed)
+    rows = task.rows
     optimizer = torch.optim.AdamW(model.parameters(), lr=recipe.learning_rate, betas=(0.9, recipe.adam_beta2),
                                   weight_decay=recipe.weight_decay)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / recipe.lr_warmup_steps))
@@ -98,7 +122,7 @@ def warm_up(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerFast", reci
     history: list[tuple[float, float]] = []
 
     def measure(step: float) -> Snapshot:
-        accuracy = greedy_accuracy(model, tokenizer, selection, recipe.max_new_tokens)
+        accuracy = task.accuracy(model)
         history.append((step, accuracy))
         return Snapshot(step, accuracy, copy.deepcopy(model.state_dict()))
 
@@ -125,13 +149,13 @@ def warm_up(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerFast", reci
                 below = now
                 continue
             if now.accuracy <= high:
-                return _result(step, now, low, high, "snapshot", len(selection), history)
+                return _result(step, now, low, high, "snapshot", task.selection_problems, history)
             log.info("tiny warm-up: accuracy jumped %.3f -> %.3f between steps %d and %d; "
                      "bisecting between the two snapshots", below.accuracy, now.accuracy, below.step, step)
             chosen = bisect_between(model, below, now, recipe, measure)
-            return _result(step, chosen, low, high, "interpolated", len(selection), history)
+            return _result(step, chosen, low, high, "interpolated", task.selection_problems, history)
     model.load_state_dict(closest.state)
-    return _result(recipe.max_warmup_steps, closest, low, high, "closest", len(selection), history)
+    return _result(recipe.max_warmup_steps, closest, low, high, "closest", task.selection_problems, history)
 
 
 def bisect_between(model: "PreTrainedModel", below: Snapshot, above: Snapshot, recipe: "TinyRecipe",
@@ -171,7 +195,7 @@ def _result(steps: int, chosen: Snapshot, low: float, high: float, how: str, sel
                         how=how, selection_problems=selection, history=history)
 
 
-def _supervised_row(tokenizer: "PreTrainedTokenizerFast", problem: "Problem") -> tuple[list[int], list[int]]:
+def _supervised_row(tokenizer: "PreTrainedTokenizerFast", problem: "Problem") -> Row:
     """(token ids, labels): the loss falls only on the completion `#### N<eos>`; prompt positions are -100."""
     from rlvr_core.models.tiny import PROMPT_TEMPLATE
 
@@ -180,7 +204,7 @@ def _supervised_row(tokenizer: "PreTrainedTokenizerFast", problem: "Problem") ->
     return prompt_ids + answer_ids, [-100] * len(prompt_ids) + answer_ids
 
 
-def _pad_batch(tokenizer: "PreTrainedTokenizerFast", rows: list[tuple[list[int], list[int]]]) -> dict[str, "torch.Tensor"]:
+def _pad_batch(tokenizer: "PreTrainedTokenizerFast", rows: list[Row]) -> dict[str, "torch.Tensor"]:
     """Left-padded tensors for a list of rows, as generation sees prompts."""
     import torch
 
