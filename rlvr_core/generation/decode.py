@@ -11,8 +11,11 @@ on tiny-arith's 64 rows that is 8 lines for 5 of the 7 decode steps), a
 caller's `choose` (greedy or per-row seeded sampling), eos and stop strings
 that finish a row (finished rows carry pad tokens, as `generate` pads them),
 and the raw-model log-prob of each chosen token, taken from the logits of
-the pass that chose it. The loop ends once every row has finished. `benchmarks/generation.py` measures it against plain
-`model.generate`.
+the pass that chose it. The loop ends once every row has finished. The KV
+cache keeps one slot per line in buffers reserved up front (room for every
+row and every new token), so a line that splits off or replaces a finished
+one copies its own slot, never the whole cache (`next_lines`, `ReservedLayer`).
+`benchmarks/generation.py` measures it against plain `model.generate`.
 
 Covers Hugging Face causal LMs whose forward takes `past_key_values`,
 `position_ids` and `logits_to_keep` (every decoder-only model in
@@ -61,7 +64,7 @@ def decode(model: "PreTrainedModel", prompt_ids: torch.Tensor, prompt_mask: torc
     prefill = model(input_ids=prompt_ids, attention_mask=prompt_mask, position_ids=_positions(prompt_mask),
                     past_key_values=DynamicCache(config=model.config), use_cache=True, logits_to_keep=1)
     cache = prefill.past_key_values
-    reserve(cache, max_new_tokens)
+    reserve(cache, max_new_tokens, slots=max(rows, len(prompt_ids)))
     line_logits = prefill.logits[:, -1].float()                                         # [U, V], U lines
     line = group.clone()                                                                # [B] each row's line
     line_mask = torch.ones(len(prompt_ids), width + max_new_tokens, dtype=prompt_mask.dtype, device=prompt_ids.device)
@@ -81,33 +84,43 @@ def decode(model: "PreTrainedModel", prompt_ids: torch.Tensor, prompt_mask: torc
             finished |= stop(sequences, None)
         if bool(finished.all()) or step == max_new_tokens - 1:
             break
-        inputs, line, parents = _next_lines(line, chosen, ~finished, len(line_logits), line_logits.shape[1], pad_id)
-        if parents is not None:
-            cache.batch_select_indices(parents)
-            line_mask, line_position = line_mask[parents], line_position[parents]
+        inputs, line, source = next_lines(line, chosen, ~finished, len(line_logits), line_logits.shape[1])
+        if source is not None:
+            regroup(cache, source)
+            line_mask, line_position = line_mask[source], line_position[source]
         line_logits = model(input_ids=inputs[:, None], attention_mask=line_mask[:, :width + step + 1],
                             position_ids=(line_position + step)[:, None], past_key_values=cache,
                             use_cache=True).logits[:, -1].float()                       # [U, V]
     return Decoded(tokens=torch.stack(tokens, dim=1), logprobs=torch.stack(logprobs, dim=1))
 
 
-def _next_lines(line: torch.Tensor, chosen: torch.Tensor, live: torch.Tensor, lines: int, vocab: int,
-                pad_id: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-    """After every row drew `chosen`: the next pass's input token per line, each row's line, and the cache
-    rows to regroup into (None: each line keeps its row).
+def next_lines(line: torch.Tensor, chosen: torch.Tensor, live: torch.Tensor, lines: int, vocab: int
+               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """After every row drew `chosen`: the next pass's input token per line, each row's line, and for each next
+    line the line whose cache it continues (None: every line continues its own).
 
-    The next lines are the distinct (line, token) pairs of the live rows. A line whose rows drew different
-    tokens splits, so the cache is regrouped (copied); lines all of whose rows finished die, and are only
-    regrouped away once they are half the lines (until then a dead line is fed padding: a copy of the whole
-    cache per finished row would cost more than the rows it saves on a large model).
+    The next lines are the distinct (line, token) pairs of the live rows, and the cache keeps one slot per
+    line. A line continues in its parent's slot when it is the parent's first child and that slot is still
+    in range; the other lines (a parent's further children, and lines whose parent's slot lies past the new
+    line count) take the free slots. So only those slots are copied (`ReservedLayer.regroup`): a split copies
+    the lines that split off, a finished line is filled by the last one, never the whole cache.
+    Dead rows (`live` False) keep a line index that no longer means anything; their tokens are padding.
     """
-    pairs, regrouped = torch.unique(line[live] * vocab + chosen[live], return_inverse=True)
-    parents = pairs // vocab
-    if bool((parents[1:] == parents[:-1]).any()) or 2 * len(pairs) <= lines:
-        return pairs % vocab, torch.zeros_like(line).masked_scatter(live, regrouped), parents
-    inputs = torch.full((lines,), pad_id, dtype=chosen.dtype, device=chosen.device)
-    inputs[parents] = pairs % vocab
-    return inputs, line, None
+    pairs, pair_of_row = torch.unique(line[live] * vocab + chosen[live], return_inverse=True)  # sorted by line
+    parents = pairs // vocab                                                            # [U'] each pair's line
+    count = len(pairs)
+    if count == lines and bool((parents == torch.arange(count, device=parents.device)).all()):
+        return pairs % vocab, torch.zeros_like(line).masked_scatter(live, pair_of_row), None  # no split, no end
+    first = torch.ones_like(parents, dtype=torch.bool)
+    first[1:] = parents[1:] != parents[:-1]
+    stays = first & (parents < count)                                                   # keeps its parent's slot
+    slot = parents.clone()
+    taken = torch.zeros(count, dtype=torch.bool, device=parents.device)
+    taken[parents[stays]] = True
+    slot[~stays] = torch.nonzero(~taken).squeeze(1)
+    inputs, source = torch.empty_like(pairs), torch.empty_like(parents)
+    inputs[slot], source[slot] = pairs % vocab, parents
+    return inputs, torch.zeros_like(line).masked_scatter(live, slot[pair_of_row]), source
 
 
 def _positions(mask: torch.Tensor) -> torch.Tensor:
@@ -115,31 +128,43 @@ def _positions(mask: torch.Tensor) -> torch.Tensor:
     return (mask.cumsum(dim=1) - 1).clamp(min=0)
 
 
-def reserve(cache: Cache, tokens: int) -> None:
-    """Give each plain dynamic layer of `cache` room for `tokens` more positions (see `ReservedLayer`); other
-    layer kinds (sliding windows, quantized) stay as they are."""
+def reserve(cache: Cache, tokens: int, slots: int | None = None) -> None:
+    """Give each plain dynamic layer of `cache` room for `tokens` more positions and `slots` rows (default: the
+    rows it holds; see `ReservedLayer`); other layer kinds (sliding windows, quantized) stay as they are."""
     for index, layer in enumerate(cache.layers):
         if type(layer) is DynamicLayer and layer.is_initialized:
-            cache.layers[index] = ReservedLayer(layer, tokens)
+            cache.layers[index] = ReservedLayer(layer, tokens, slots)
+
+
+def regroup(cache: Cache, source: torch.Tensor) -> None:
+    """Make row i of every layer of `cache` what row `source[i]` was ([U'] indices into the current rows)."""
+    for layer in cache.layers:
+        if isinstance(layer, ReservedLayer):
+            layer.regroup(source)
+        else:
+            layer.batch_select_indices(source)
 
 
 class ReservedLayer(DynamicLayer):
-    """A `DynamicLayer` whose keys and values sit at the front of a buffer with room for more positions.
+    """A `DynamicLayer` whose keys and values sit at the front of a buffer with room for more positions and rows.
 
     `DynamicLayer.update` concatenates: every new token copies every layer's whole cache again, a fifth of
     the tiny model's sampling time. Here `update` writes the new positions into the buffer and returns views
-    of the filled part, the same values.
+    of the filled part, the same values. Rows are slots of the buffer: `regroup` copies only the slots whose
+    content changes, where `batch_select_indices` would copy every row (a quarter of the sampling time of
+    diverse completions, whose decoding lines split at most steps).
     """
 
-    def __init__(self, layer: DynamicLayer, tokens: int) -> None:
+    def __init__(self, layer: DynamicLayer, tokens: int, slots: int | None = None) -> None:
         super().__init__()
         self.lazy_initialization(layer.keys, layer.values)
-        self.length = layer.keys.shape[-2]
-        shape = (*layer.keys.shape[:-2], self.length + tokens, layer.keys.shape[-1])
+        self.rows, self.length = layer.keys.shape[0], layer.keys.shape[-2]
+        slots = max(slots or self.rows, self.rows)
+        shape = (slots, *layer.keys.shape[1:-2], self.length + tokens, layer.keys.shape[-1])
         self._key_buffer = layer.keys.new_empty(shape)
         self._value_buffer = layer.values.new_empty((*shape[:-1], layer.values.shape[-1]))
-        self._key_buffer[..., :self.length, :] = layer.keys
-        self._value_buffer[..., :self.length, :] = layer.values
+        self._key_buffer[:self.rows, ..., :self.length, :] = layer.keys
+        self._value_buffer[:self.rows, ..., :self.length, :] = layer.values
         self._expose()
 
     def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs
@@ -148,17 +173,30 @@ class ReservedLayer(DynamicLayer):
         if end > self._key_buffer.shape[-2]:
             raise RuntimeError(f"ReservedLayer: {end} positions, but room was reserved for "
                                f"{self._key_buffer.shape[-2]}; reserve() at least as many tokens as are decoded")
-        self._key_buffer[..., self.length:end, :] = key_states
-        self._value_buffer[..., self.length:end, :] = value_states
+        self._key_buffer[:self.rows, ..., self.length:end, :] = key_states
+        self._value_buffer[:self.rows, ..., self.length:end, :] = value_states
         self.length = end
         self._expose()
         return self.keys, self.values
 
-    def batch_select_indices(self, indices: torch.Tensor) -> None:
-        """Keep the batch rows `indices` (repeats allowed), room for more positions included."""
-        self._key_buffer, self._value_buffer = self._key_buffer[indices], self._value_buffer[indices]
+    def regroup(self, source: torch.Tensor) -> None:
+        """Row i becomes what row `source[i]` was (`source` [U'] indexes the current rows, repeats allowed, U' at
+        most the slots reserved); only rows whose content changes are copied, and only their filled part."""
+        if len(source) > self._key_buffer.shape[0]:
+            raise RuntimeError(f"ReservedLayer: {len(source)} rows, but {self._key_buffer.shape[0]} slots were "
+                               f"reserved; reserve() as many slots as rows are decoded")
+        moved = torch.nonzero(source != torch.arange(len(source), device=source.device)).squeeze(1)
+        if len(moved):
+            filled = slice(0, self.length)
+            self._key_buffer[moved, ..., filled, :] = self._key_buffer[source[moved], ..., filled, :]
+            self._value_buffer[moved, ..., filled, :] = self._value_buffer[source[moved], ..., filled, :]
+        self.rows = len(source)
         self._expose()
 
+    def batch_select_indices(self, indices: torch.Tensor) -> None:
+        """Keep the batch rows `indices` (repeats allowed), room for more positions included."""
+        self.regroup(indices)
+
     def _expose(self) -> None:
-        self.keys = self._key_buffer[..., :self.length, :]
-        self.values = self._value_buffer[..., :self.length, :]
+        self.keys = self._key_buffer[:self.rows, ..., :self.length, :]
+        self.values = self._value_buffer[:self.rows, ..., :self.length, :]

@@ -34,13 +34,14 @@ import contextlib
 import math
 import random
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import torch
 
 from rlvr_core.grpo.algo.common import ClipSettings, per_token_loss, truncated_is_weights
 from rlvr_core.grpo.batch import merge_identical_rows
+from rlvr_core.grpo.prefix_tree import PrefixForest, prefer_prefix_tree, prefix_tree_logprobs
 from rlvr_core.grpo.shared_prompt import shared_prompt_logprobs
 
 if TYPE_CHECKING:
@@ -254,14 +255,15 @@ class PolicyTrainer:
                                      v[rows][:, -tail:] if v.ndim == 2 else v[rows]).to(self.device)
                  for k, v in batch.items()}
             prompt_lengths = batch["prompt_lengths"][rows] if "prompt_lengths" in batch else None
+            completion_logprobs = self._completion_pass(t, tail, prompt_lengths)
             with self._autocast():
-                logprobs = self._completion_logprobs(self.model, t, tail, prompt_lengths)
+                logprobs = completion_logprobs(self.model)
                 ref = None
                 if self.reference is not None:
                     ref = self._prepared_reference(t, tail)
                     if ref is None:
                         with torch.no_grad():
-                            ref = self._completion_logprobs(self.reference, t, tail, prompt_lengths)
+                            ref = completion_logprobs(self.reference)
                     else:
                         metrics["reference_prepared"] += int(copies[rows].sum())
             mask = t["completion_mask"]
@@ -293,15 +295,24 @@ class PolicyTrainer:
         t = {k: torch.from_numpy(batch[k]).to(self.device) for k in _INPUTS}
         longest = int((batch["attention_mask"].sum(axis=1) - batch["prompt_lengths"]).max())
         with torch.no_grad(), self._autocast():
-            return self._completion_logprobs(self.reference, t, longest, batch["prompt_lengths"]).float()
+            return self._completion_pass(t, longest, batch["prompt_lengths"])(self.reference).float()
 
-    def _completion_logprobs(self, model: torch.nn.Module, t: dict[str, torch.Tensor], tail: int,
-                             prompt_lengths: np.ndarray | None) -> torch.Tensor:
-        """[B, tail] log-probs of a micro-batch: prompts shared when the batch says where they end (and every
-        row has one: an empty prompt has nothing to share)."""
-        if self.share_prompts and prompt_lengths is not None and prompt_lengths.min() > 0:
+    def _completion_pass(self, t: dict[str, torch.Tensor], tail: int,
+                         prompt_lengths: np.ndarray | None) -> Callable[[torch.nn.Module], torch.Tensor]:
+        """model -> [B, tail] log-probs of a micro-batch. When the batch says where prompts end (and every row
+        has one: an empty prompt has nothing to share): each group's prefix tree in one pass where that computes
+        fewer tokens (`prefix_tree.py`), else each prompt and common completion start once (`shared_prompt.py`);
+        otherwise full rows. All three give the full rows' values and gradients up to float rounding."""
+        if not (self.share_prompts and prompt_lengths is not None and prompt_lengths.min() > 0):
+            return lambda model: token_logprobs(model, t["input_ids"], t["attention_mask"], t["position_ids"],
+                                                last=tail)
+        forest = PrefixForest(t["input_ids"].cpu().numpy(), t["attention_mask"].cpu().numpy(), prompt_lengths)
+
+        def completion_logprobs(model: torch.nn.Module) -> torch.Tensor:
+            if prefer_prefix_tree(model, forest):
+                return prefix_tree_logprobs(model, forest, tail, self.device)
             return shared_prompt_logprobs(model, t["input_ids"], t["attention_mask"], prompt_lengths, tail)
-        return token_logprobs(model, t["input_ids"], t["attention_mask"], t["position_ids"], last=tail)
+        return completion_logprobs
 
     def get_weights(self, dtype: str = "float32") -> "WeightPayload":
         """The current weights for the rollout engines, in its `dtype`, each tied tensor once (see weights.py);

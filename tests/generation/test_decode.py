@@ -69,3 +69,60 @@ def test_rows_that_drew_the_same_tokens_share_one_forward_pass(tiny_model_dir):
                      max_new_tokens=5, choose=lambda logits: logits.argmax(dim=-1), eos_ids=set(), pad_id=0)
     assert rows_per_pass == [2, 2, 2, 2, 2]  # the prefill of 2 prompts, then 2 lines per token for 7 rows
     assert (out.tokens[:6] == out.tokens[0]).all()
+
+
+def test_regroup_copies_only_the_rows_whose_content_changes():
+    plain = DynamicLayer()
+    plain.update(*_states(3, 4, seed=0))
+    reserved = ReservedLayer(plain, tokens=2, slots=5)
+    before = reserved.keys.clone()
+    buffer = reserved._key_buffer
+    reserved.regroup(torch.tensor([0, 1, 2, 1, 1]))      # row 1 splits into three lines
+    assert reserved._key_buffer is buffer                  # written in place, no new buffer
+    torch.testing.assert_close(reserved.keys, before[[0, 1, 2, 1, 1]], rtol=0, atol=0)
+    reserved.regroup(torch.tensor([0, 4, 2]))             # line 1 ended: the last line fills its slot
+    torch.testing.assert_close(reserved.keys, before[[0, 1, 2]], rtol=0, atol=0)
+    with pytest.raises(RuntimeError, match="slots"):
+        reserved.regroup(torch.arange(6) % 3)
+
+
+def test_next_lines_keep_a_line_in_its_slot_and_move_only_split_and_refilled_ones():
+    from rlvr_core.generation.decode import next_lines
+
+    line = torch.tensor([0, 0, 1, 1, 2])        # 5 rows on 3 lines
+    chosen = torch.tensor([7, 8, 5, 5, 9])      # line 0 splits, line 1 stays together, line 2's row finishes
+    live = torch.tensor([True, True, True, True, False])
+    inputs, new_line, source = next_lines(line, chosen, live, lines=3, vocab=10)
+    assert source.tolist() == [0, 1, 0]         # line 2's slot goes to line 0's second child
+    assert inputs.tolist() == [7, 5, 8]
+    assert new_line[:4].tolist() == [0, 2, 1, 1]
+    same = next_lines(torch.tensor([0, 1]), torch.tensor([3, 4]), torch.tensor([True, True]), lines=2, vocab=10)
+    assert same[2] is None and same[0].tolist() == [3, 4]
+
+
+def test_rows_that_split_and_finish_at_different_steps_decode_as_each_row_alone(tiny_model_dir):
+    """Lines split (sampled rows), die (eos drawn often: a third of the vocabulary ends a row) and are refilled;
+    every row still gets the tokens and log-probs of decoding it by itself."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from rlvr_core.generation.decode import decode
+    from rlvr_core.generation.hf import RowSampler
+
+    model = AutoModelForCausalLM.from_pretrained(tiny_model_dir).eval()
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir, padding_side="left")
+    prompts = ["What is 1 + 2?\n", "Hi\n"]
+    batch = tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
+    group, seeds = torch.tensor([0] * 6 + [1] * 6), list(range(12))
+    eos = set(range(3, 40))
+    with torch.inference_mode():
+        together = decode(model, batch["input_ids"], batch["attention_mask"], group, max_new_tokens=12,
+                          choose=RowSampler(seeds, "cpu", 1.0, 1.0, 12), eos_ids=eos, pad_id=0)
+        finished = (torch.isin(together.tokens, torch.tensor(sorted(eos)))).int().argmax(dim=1)
+        assert len(set(finished.tolist())) > 2  # rows end at different steps
+        for row in range(12):
+            alone = tokenizer([prompts[group[row]]], return_tensors="pt", add_special_tokens=False)
+            single = decode(model, alone["input_ids"], alone["attention_mask"], torch.tensor([0]), max_new_tokens=12,
+                            choose=RowSampler([seeds[row]], "cpu", 1.0, 1.0, 12), eos_ids=eos, pad_id=0)
+            n = single.tokens.shape[1]
+            assert together.tokens[row, :n].tolist() == single.tokens[0].tolist()
+            torch.testing.assert_close(together.logprobs[row, :n], single.logprobs[0], rtol=1e-5, atol=1e-5)
