@@ -57,12 +57,13 @@ _NEGATION_AFTER = re.compile(
 )
 _QUESTION_AFTER = re.compile(r"\s*(?:\$+|\\\)|\\\])?\s*\?")
 # An alternative offered after the answer: a hedge word, then (a few words at most, then) another value.
-_HEDGE_WORDS = r"(?:or\s+(?:maybe|perhaps|possibly|else|rather)|maybe|perhaps|possibly|alternatively|or|(?:could|might)\s+(?:also\s+)?be)"
+# "or" only right after the answer ("\\boxed{5} or 7", "5. Or 7"); the others anywhere in its paragraph.
+_HEDGE_WORDS = r"(?:or\s+(?:maybe|perhaps|possibly|else|rather)|maybe|perhaps|possibly|alternatively|(?:could|might)\s+(?:also\s+)?be)"
 _ITEM_START = r"(?:\$+|\\\(|\\\[)?\s*(?:\\boxed|\\frac|\\dfrac|\\tfrac|\\sqrt|\\pi|-?\.?[0-9]|[A-Za-z]\s*=)"
-_ALTERNATIVE = re.compile(
-    rf"^[\s,;.:)(*$\\\]]*{_HEDGE_WORDS}\b[\s,:]*(?:(?:it\s+is|it's|the\s+answer\s+is|even|also|just)\s+)?{_ITEM_START}",
-    re.IGNORECASE,
-)
+_FILLER = r"[\s,:]*(?:(?:it\s+is|it's|the\s+answer\s+is|even|also|just)\s+)?"
+_OR_AFTER = re.compile(rf"[\s,;.:)(*$\\\]]*or\b{_FILLER}{_ITEM_START}", re.IGNORECASE)
+_ALTERNATIVE = re.compile(rf"\b{_HEDGE_WORDS}\b{_FILLER}{_ITEM_START}", re.IGNORECASE)
+_HEDGE_BETWEEN = re.compile(r"\b(?:or|maybe|perhaps|possibly|probably|also|alternatively)\b|\?", re.IGNORECASE)
 _HEDGE_IN_PHRASE = re.compile(r"\b(?:maybe|perhaps|possibly|probably|alternatively|or\s+else|not\s+sure)\b|\?", re.IGNORECASE)
 
 
@@ -96,9 +97,15 @@ def negated(text: str, start: int, end: int) -> bool:
 
 def hedged_after(text: str, end: int) -> bool:
     """Whether the answer ending at `end` is asked rather than stated ("7?"), or followed by an alternative."""
-    if _QUESTION_AFTER.match(text, end, end + _WINDOW):
+    if _QUESTION_AFTER.match(text, end, end + _WINDOW) or _OR_AFTER.match(text, end, end + _WINDOW):
         return True
-    return bool(_ALTERNATIVE.match(text[end : end + _HEDGE_WINDOW]))
+    paragraph = text[end : end + _HEDGE_WINDOW].split("\n\n", 1)[0]
+    return bool(_ALTERNATIVE.search(paragraph))
+
+
+def hedged_between(gap: str) -> bool:
+    """Whether the text between two stated values offers the later one as an alternative ("5 or maybe 7")."""
+    return bool(_HEDGE_BETWEEN.search(gap))
 
 
 def hedged_phrase(phrase: str, items: int) -> bool:
@@ -130,6 +137,10 @@ def _left_problem(before: str, spaced: bool, in_math: bool, text: str, start: in
     if command:
         name = command.group(1)
         return None if name in _SAFE_COMMANDS else f"\\{name}"
+    if before.endswith("\\$"):
+        return None  # an escaped dollar: a currency sign
+    if (last == "$" or before.endswith("\\)")) and not spaced and not in_math:
+        return _left_problem(before.rstrip("$")[:-1] if last != "$" else before.rstrip("$"), False, True, text, start)
     if last in "=:,;&<>$" or before.endswith(("\\(", "\\[", "\\\\", "\n")):
         return None
     if last == "}":
@@ -172,6 +183,8 @@ def _right_problem(after: str, in_math: bool) -> str | None:
         return f"{first!r}"
     if first in "\"')*?|":
         return None if not in_math or first == "?" else f"{first!r}"
+    if first in "([" and spaced and not in_math:
+        return None  # a parenthesis in prose
     if first == "-" and spaced and not in_math:
         return None  # a dash in prose
     return f"{first!r}"

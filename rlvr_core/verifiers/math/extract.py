@@ -41,7 +41,14 @@ import re
 
 from dataclasses import dataclass
 
-from rlvr_core.verifiers.math.commitment import box_refusal, hedged_after, hedged_phrase, negated, suffix_after
+from rlvr_core.verifiers.math.commitment import (
+    box_refusal,
+    hedged_after,
+    hedged_between,
+    hedged_phrase,
+    negated,
+    suffix_after,
+)
 from rlvr_core.verifiers.math.scan import Box, Span, find_boxes, math_spans, undouble_box_backslashes
 from rlvr_core.verifiers.reasoning import strip_think
 
@@ -147,7 +154,9 @@ def extract(completion: str, trusted: bool = False) -> Extraction:
     if found is not None:
         candidates.append(found)
     if boxes:
-        found = _box_candidate(text, _joined_boxes(text, boxes), spans)
+        group = _joined_boxes(text, boxes)
+        previous = boxes[-len(group) - 1] if len(boxes) > len(group) else None
+        found = _box_candidate(text, group, previous, spans)
         if found is not None:
             candidates.append(found)
     found = _last_anchored(text, _FINAL_ANSWER, "final-answer")
@@ -197,7 +206,7 @@ def _hash_candidate(text: str) -> _Candidate | None:
             last = match
     if last is None:
         return None
-    line = _CALCULATOR.sub("", last.group(1)).strip()
+    line = _CALCULATOR.sub("", last.group(1)[:_WINDOW]).strip()  # no answer line is longer than a window
     answer = line if _is_mathy(line) else _leading_answer(line)
     refusal = "hedge: the #### line offers alternatives" if _HEDGE_WORD.search(line) else ""
     if not answer:
@@ -212,7 +221,7 @@ def _leading_answer(line: str) -> str | None:
     return head if head and _is_mathy(head) else None
 
 
-def _box_candidate(text: str, group: list[Box], spans: list[Span]) -> _Candidate | None:
+def _box_candidate(text: str, group: list[Box], previous: Box | None, spans: list[Span]) -> _Candidate | None:
     """The joined boxes as one answer, each box's percent or degree sign included, each box checked whole."""
     starts = [span.start for span in spans]
     parts = []
@@ -227,7 +236,10 @@ def _box_candidate(text: str, group: list[Box], spans: list[Span]) -> _Candidate
     answer = ", ".join(parts)
     if not answer.strip(", "):
         return None
-    return _Candidate(group[-1].start, group[0].start, group[-1].end, answer, "boxed")
+    refusal = ""
+    if previous is not None and hedged_between(text[previous.end : group[0].start][:_GAP]):
+        refusal = f"hedge: {answer[:40]!r} is offered as an alternative to {previous.content[:20]!r}"
+    return _Candidate(group[-1].start, group[0].start, group[-1].end, answer, "boxed", refusal)
 
 
 def _joined_boxes(text: str, boxes: list[Box]) -> list[Box]:
@@ -281,7 +293,7 @@ def _phrase(window: str, final: bool) -> tuple[str, int, int, str] | None:
         if i < 0 or spans[i].end <= stop.start():  # not inside a math span
             end = stop.start()
             break
-    phrase = window[:end].strip().replace('\\"', '"').strip('"').strip()
+    phrase = window[:end].strip().replace('\\"', '"').strip('"').strip("*").strip()
     if not phrase or phrase.lower().startswith(("not ", "n't")):
         return None
     spans = math_spans(phrase)[0]
@@ -380,7 +392,7 @@ def _last_item(text: str, start: int, end: int, spans: list[Span]) -> _Candidate
     group.reverse()
     answer = ", ".join(content for _, _, content in group)
     refusal = ""
-    if previous is not None and _HEDGE_WORD.search(text[previous[1] : group[0][0]][:_GAP]):
+    if previous is not None and hedged_between(text[previous[1] : group[0][0]][:_GAP]):
         refusal = f"hedge: {answer[:40]!r} is offered as an alternative to {previous[2][:20]!r}"
     return _Candidate(group[0][0], group[0][0], group[-1][1], answer, "prose", refusal)
 
