@@ -189,10 +189,10 @@ def extract(completion: str, trusted: bool = False) -> Extraction:
 
 def _committed(text: str, found: _Candidate) -> Extraction:
     """The candidate as the answer, unless it is refused (negated, hedged, a partial box)."""
-    if found.refusal:
-        return Extraction(None, found.rule, found.refusal)
     if negated(text, found.start, found.end):
         return Extraction(None, found.rule, f"negated: the answer {found.answer[:40]!r} is stated as what it is not")
+    if found.refusal:
+        return Extraction(None, found.rule, found.refusal)
     if hedged_after(text, found.end):
         return Extraction(None, found.rule, f"hedge: {found.answer[:40]!r} is asked, or followed by an alternative")
     return Extraction(found.answer, found.rule)

@@ -47,6 +47,7 @@ _INTEGER = re.compile(r"[0-9]+")
 _FACTORIAL_OF_EXPRESSION = re.compile(r"[)}\]]\s*!")
 _FACTORIAL = re.compile(r"([0-9]+)\s*!")
 _BIG_INT = re.compile(r"[0-9]{5,}")
+_ELLIPSIS = re.compile(r"\\[lc]?dots(?![A-Za-z])|\.\.\.|\u2026")
 _REFUSED = re.compile(r"\\(?:int|iint|oint|lim|prod)(?![A-Za-z])|\\sum_\{[^{}]*\}\^\{?[0-9]")
 
 
@@ -174,6 +175,8 @@ def to_sympy(latex: str):  # noqa: ANN201 - a sympy Basic or Matrix
     from latex2sympy2_extended.latex2sympy2 import ConversionConfig, latex2sympy
 
     guard(latex)
+    if _ELLIPSIS.search(latex):
+        raise NotMath("an ellipsis states no exact value (`5\\ldots`, `3.14159...`)")
     warm_up()
     config = ConversionConfig(lowercase_symbols=False)
     try:
