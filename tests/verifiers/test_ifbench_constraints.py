@@ -214,3 +214,25 @@ def test_where_the_reference_would_raise_the_check_returns_false() -> None:
     assert not check("sentence:increment", "... !!!", small_n=1)
     header = '"StudentID"\t"Subject"\t"Grade"\t"Semester"\t"Score"\n'
     assert not check("custom:csv_quotes", header + "\n".join(['"1"\t \t"A"\t"F"\t"9"'] * 3))  # blank field
+
+
+@pytest.mark.parametrize(
+    ("cid", "text", "kwargs", "expected"),
+    [
+        # issue 28 (IFBench sentences are NLTK Punkt's, as the reference's nltk.sent_tokenize; a regex split them apart)
+        ("sentence:keyword", "It starts at 5 p.m. today. Then we go.", {"word": "then", "N": 2}, True),  # "p.m. today"
+        ("sentence:keyword", "Jan. 5 is a date. Feb. 6 too.", {"word": "Feb", "N": 2}, True),  # "Jan." is no end
+        ("sentence:keyword", "Wait... what? Yes!", {"word": "yes", "N": 2}, True),  # "Wait... what?" is one
+        ("sentence:keyword", "First, e.g. this one. And that.", {"word": "this", "N": 2}, True),  # Punkt ends at "e.g."
+        ("sentence:keyword", "The U.K. and the E.U. met. Talks began.", {"word": "met", "N": 2}, True),
+        ("sentence:increment", "A. B. C.", {"small_n": 1}, True),  # Punkt: "A." then "B. C." (1 word, then 2)
+        ("ratio:sentence_type", "It is 5 p.m. now. Is it late? We stay.", {}, True),  # 2 declarative, 1 question
+        ("ratio:sentence_balance", "Wait... what? Yes! Fine.", {}, True),  # one of each end
+        # issue 28 (IFBench word counts use the `regex` engine: combining marks stay inside a word)
+        ("count:word_count_range", "नमस्ते दुनिया यह हिंदी है", {"min_words": 5, "max_words": 5}, True),  # Hindi
+        ("count:word_count_range", "வணக்கம் உலகம் இது தமிழ்", {"min_words": 4, "max_words": 4}, True),  # Tamil
+        ("count:word_count_range", "café naïve résumé", {"min_words": 3, "max_words": 3}, True),
+    ],
+)
+def test_sentences_and_words_as_the_reference_splits_them(cid: str, text: str, kwargs: dict, expected: bool) -> None:
+    assert check(cid, text, **kwargs) is expected
