@@ -162,12 +162,11 @@ def _same_solutions(g_expr, p_expr) -> bool:  # noqa: ANN001
             raise
         except Exception:  # noqa: BLE001 - not solvable for this variable: try the next
             continue
-        if not g_solutions or not p_solutions or len(g_solutions) != len(p_solutions):
+        if not g_solutions or not p_solutions:
             continue
-        if all(any(equal(a, b) for b in p_solutions) for a in g_solutions) and all(
-            any(equal(a, b) for a in g_solutions) for b in p_solutions
-        ):
-            return True
+        # solved for one variable, the two solution sets decide: the other variables need not be tried
+        return len(g_solutions) == len(p_solutions) and all(any(equal(a, b) for b in p_solutions) for a in g_solutions) \
+            and all(any(equal(a, b) for a in g_solutions) for b in p_solutions)
     return False
 
 
