@@ -86,7 +86,7 @@ _UNITS_AFTER_NUMBER = frozenset(
     "m cm mm km kg g mg s ms h hr hrs min l ml ft in mi lb lbs oz m\u00b2 cm\u00b2 km\u00b2 m\u00b3 cm\u00b3 ".split()
 )
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
-_NOT_PROSE = frozenset({"and", "or", "percent", "pct", "percentage"})
+_NOT_PROSE = frozenset({"and", "or", "percent", "pct", "percentage", "pi", "sqrt", "sin", "cos", "tan", "log", "ln", "exp"})
 _TEXT_CMD = re.compile(r"\\(?:text|textbf|textit|textnormal|mathrm|mbox)\s*\{([^{}]*)\}")
 _ENVIRONMENT = re.compile(r"\\(?:begin|end)\s*\{[^{}]*\}")
 _GAP_DROP = re.compile(r"\$|\\[()\[\]]|\\q?quad|\\[,;:! ]|~|\*\*")

@@ -89,6 +89,10 @@ _PERCENT_WORD = re.compile(
 )
 _PERCENT = re.compile(r"\\?%")
 _POWER = re.compile(r"\*\*")
+_NEGATIVE_EXPONENT = re.compile(r"\^\s*-\s*([0-9]+|[A-Za-z])")  # "10^-2" -> "10^{-2}"
+# Plain-text function names and constants ("2pi", "sqrt(2)", "sin x"): the LaTeX command they mean.
+_PLAIN_FUNCTION = re.compile(r"(?<![A-Za-z\\])(sqrt|sin|cos|tan|cot|sec|csc|log|ln|exp|pi)(?![A-Za-z])")
+_SQRT_PARENTHESES = re.compile(r"\\sqrt\s*\(([^()]*)\)")
 # "2 1/2": a whole number, a space, a proper fraction (checked in `_mixed`).
 _SPACED_MIXED = re.compile(r"(?<![0-9.,/])([0-9]+) ([0-9]+)/([0-9]+)(?![0-9./])")
 _OVERLINE = re.compile(r"(-?)([0-9]*)\.([0-9]*)\\(?:overline|dot)\s*\{?([0-9]+)\}?")
@@ -128,6 +132,7 @@ def normalize(answer: str) -> str:
         s = _OVERLINE.sub(_repeating, s)
     s = _ELLIPSIS_DECIMAL.sub(_repeating, s)
     s = _POWER.sub("^", s)
+    s = _NEGATIVE_EXPONENT.sub(r"^{-\1}", s)
     s = _WHITESPACE.sub(" ", _DELIMITERS.sub(" ", s))  # one space per run: no `\s*` below scans far
     s = _SIZING.sub("", s)
     s = _LATEX_THOUSANDS.sub(",", s)
@@ -148,6 +153,7 @@ def normalize(answer: str) -> str:
             break
         s = unwrapped
     s = _BOX_COMMAND.sub("", s)
+    s = _SQRT_PARENTHESES.sub(r"\\sqrt{\1}", _PLAIN_FUNCTION.sub(r"\\\1", s))
     # a plain angle keeps its number; an angle holding pi is converted, since degrees are not radians
     s = _DEGREES.sub(r"\\cdot\\frac{\\pi}{180}" if "\\pi" in s else "", s)
     s = _PERCENT.sub("%", s)
