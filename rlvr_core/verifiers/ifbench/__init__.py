@@ -3,7 +3,16 @@
 Each constraint has its reference check; a few also have a strict training-mode check (`strict.py`).
 """
 
-from rlvr_core.verifiers.ifbench import counts, custom, formats, repeats, sentences, strict, words  # noqa: F401  (register)
+from rlvr_core.verifiers.ifbench import (  # noqa: F401  (register)
+    counts,
+    custom,
+    formats,
+    repeats,
+    sentences,
+    strict,
+    tokens,
+    words,
+)
 from rlvr_core.verifiers.ifbench.registry import CONSTRAINTS, STRICT_MODE_CONSTRAINTS
 
 __all__ = ["CONSTRAINTS", "STRICT_MODE_CONSTRAINTS"]
