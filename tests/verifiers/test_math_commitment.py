@@ -54,6 +54,18 @@ REFUSED = [
     ("3", "2+\\boxed{3}", "partial box"),
     ("3", "\\boxed{3}+2", "partial box"),
     ("5", "$\\boxed{\\boxed{5}}^2$", "partial box"),
+    ("5", "$\\boxed{5}/2$", "partial box"),
+    ("2", "$\\frac{1}{\\boxed{2}}$", "partial box"),  # a denominator
+    ("1", "$\\boxed{1}\\frac{1}{2}$", "partial box"),  # the whole part of a mixed number
+    ("5", "$(\\boxed{5})^2$", "partial box"),  # brackets that hold only the box, then a power
+    ("5", "$\\overline{\\boxed{5}}$", "partial box"),
+    ("5", "\\sout{\\boxed{5}}", "partial box"),  # struck out with a command
+    # invented: words that make the boxed number part of a larger value
+    ("5", "The answer is minus \\boxed{5}.", "partial box"),
+    ("5", "The answer is negative \\boxed{5}.", "partial box"),
+    ("5", "It is \\boxed{5} thousand.", "partial box"),
+    ("5", "It is \\boxed{5} squared.", "partial box"),
+    ("5", "\\boxed{5} times 2", "partial box"),
     # issue 28: hedges, several candidates offered as alternatives
     ("7", "The answer is 5 or maybe 7.", "hedge"),
     ("7", "5? 6? 7?", "hedge"),
@@ -70,6 +82,11 @@ REFUSED = [
     ("7", "The answer is 5 but also 7", "hedge"),
     ("5", "#### 5 or 6", "hedge"),
     ("5", "#### 5 or maybe 6", "hedge"),
+    ("7", "#### 7?", "hedge"),
+    ("7", "\\boxed{5}\n\nAlternatively, \\boxed{7}", "hedge"),
+    ("7", "\\boxed{5}. Another possible answer is \\boxed{7}.", "hedge"),
+    ("7", "\\boxed{7} (?)", "hedge"),
+    ("7", "Final Answer: 7 (or possibly 5)", "hedge"),
     # issue 28: a negated answer
     ("5", "The answer is not $\\boxed{5}$.", "negated"),
     # invented: negation before and after, in words and in symbols
@@ -80,6 +97,11 @@ REFUSED = [
     ("5", "$5 \\ne \\boxed{5}$", "negated"),
     ("5", "\\boxed{5} is incorrect, so I give up.", "negated"),
     ("5", "\\boxed{5} is wrong; the answer is unknown", "negated"),
+    ("5", "\\boxed{5} \u2014 wrong!", "negated"),
+    ("5", "\\boxed{5} \u2717", "negated"),  # a cross mark
+    ("5", "The answer cannot be \\boxed{5}", "negated"),
+    ("5", "~~\\boxed{5}~~ The answer is unclear.", "negated"),  # markdown strike-through
+    ("5", "5 is not the answer.", "negated"),
     # issue 28: a second <think> that never closes, after the last close
     ("5", "<think>a</think>ok <think>\\boxed{5}", "unclosed think"),
     # invented: the same with the box first, and an open block with nothing closed
@@ -105,6 +127,8 @@ WRONG_WITH_REASON = [
     ("11", "\\boxed{x = 5+5+1 = 7 = 11}", "false chain"),
     ("2", "\\boxed{z = 3+3 = 2}", "false chain"),
     ("10", "#### 2*3 = 10", "false chain"),
+    ("5", "\\boxed{2+2=4=5}", "false chain"),
+    ("5", "\\boxed{5 = 2+2}", "false chain"),
     # issue 28: "or" between values is a list, and a list is not a single gold
     ("7", "\\boxed{5 \\text{ or } 7}", "several answers"),
     ("7", "\\boxed{5} or \\boxed{7}", "several answers"),
@@ -143,6 +167,10 @@ STILL_READ = [
     ("30", "$\\boxed{30}^\\circ$"),
     ("10", "Total: \\$\\boxed{10}"),
     ("10", "Total: $\\$\\boxed{10}$"),
+    ("0.5", "\\boxed{50} percent"),
+    ("5", "He ran \\boxed{5} times."),  # "times" as a count, not a product
+    ("5", "\\boxed{10 - 5 = 5}"),  # a true chain
+    ("5", "The result: <b>\\boxed{5}</b>"),
     # brackets that hold only the box, markdown, bullets, prose around it
     ("5", "(\\boxed{5})"),
     ("5", "$\\left(\\boxed{5}\\right)$"),

@@ -83,6 +83,9 @@ RULES = [
     # issue 28 (degrees are not radians)
     ("\\pi", "\\boxed{\\pi^\\circ}", "wrong"),
     ("\\frac{\\pi}{2}", "\\boxed{90^\\circ}", "wrong"),
+    ("\\frac{\\pi}{4}", "\\boxed{\\frac{\\pi}{4}\\text{ degrees}}", "wrong"),  # invented: the degree word too
+    ("\\pi", "\\boxed{\\pi}^\\circ", "wrong"),  # invented: the degree sign after the box
+    ("30", "30 degrees", "correct"),
     ("30", "\\boxed{30^\\circ}", "correct"),
     ("30", "\\boxed{30\u00b0}", "correct"),
     # issue 28 (`\approx` keeps the exact side, so the rounding is not the answer)

@@ -40,22 +40,32 @@ _TEXT_COMMANDS = frozenset("text textbf textit textrm textnormal mathrm mbox".sp
 _BOX_COMMANDS = frozenset(("boxed", "fbox", "framebox"))
 _COMMAND_TAIL = re.compile(r"\\([A-Za-z]+)$")
 _COMMAND_HEAD = re.compile(r"\\([A-Za-z]+)")
-# What may follow a box and becomes part of its answer: a percent or a degree sign.
-_SUFFIX = re.compile(r"[ \t]*(\\?%|\^\s*\{?\s*\\circ\s*\}?|\\circ(?![A-Za-z])|\\degree(?![A-Za-z])|\u00b0)")
+# What may follow a box and becomes part of its answer: a percent or a degree sign (or the word percent).
+_SUFFIX = re.compile(
+    r"[ \t]*(\\?%|\^\s*\{?\s*\\circ\s*\}?|\\circ(?![A-Za-z])|\\degree(?![A-Za-z])|\u00b0|percent(?![A-Za-z]))", re.IGNORECASE
+)
+# Words that make a boxed number part of a larger value: "minus \\boxed{5}", "\\boxed{5} thousand", "\\boxed{5} times 2".
+_WORD_BEFORE = re.compile(r"\b(?:minus|negative|plus|times|over|root|of|twice|double|triple|half|reciprocal)$", re.IGNORECASE)
+_WORD_AFTER = re.compile(
+    r"(?:squared|cubed|factorial|thousand|million|billion|trillion|hundred|dozen)\b"
+    r"|(?:times|plus|minus|over|divided\s+by|multiplied\s+by|to\s+the)\s+(?:\$|\\\(|-?[0-9]|\\boxed)",
+    re.IGNORECASE,
+)
 _UNIT_WORD = re.compile(
     r"(?:cm|mm|km|m|kg|g|mg|s|ms|h|hr|hrs|min|ml|l|ft|in|mi|lb|lbs|oz|units?|dollars?|cents?|degrees?|meters?|"
     r"square|cubic|inches|feet|miles|hours?|minutes?|seconds?|days?|years?)(?![A-Za-z])"
 )
 _NEGATION_BEFORE = re.compile(
-    r"(?:\bnot|n't|\bnever|\\neq?(?![A-Za-z])|\\not\s*=|\u2260)(?:\s+(?:be|been|equal|equals|equal\s+to))?[\s:]*$",
+    r"(?:\bnot|n't|\bcannot|\bnever|\\neq?(?![A-Za-z])|\\not\s*=|\u2260)(?:\s+(?:be|been|equal|equals|equal\s+to))?[\s:]*$",
     re.IGNORECASE,
 )
 _NEGATION_AFTER = re.compile(
-    r"\s*(?:\$+|\\\)|\\\])?\s*(?:\(\s*)?(?:(?:is|was|would\s+be|seems)\s+(?:not\b|wrong|incorrect|false|invalid|a\s+mistake)"
-    r"|(?:wrong|incorrect)\b)",
+    r"\s*(?:\$+|\\\)|\\\])?[\s,;:!.\-\u2013\u2014]*(?:\(\s*)?(?:(?:is|was|would\s+be|seems)\s+(?:not\b|wrong|incorrect|false|invalid|a\s+mistake)"
+    r"|(?:wrong|incorrect)\b|[\u2717\u2718\u274c])",
     re.IGNORECASE,
 )
-_QUESTION_AFTER = re.compile(r"\s*(?:\$+|\\\)|\\\])?\s*\?")
+_STRUCK_OUT = re.compile(r"~~\s*$")  # markdown strike-through: "~~\\boxed{5}~~"
+_QUESTION_AFTER = re.compile(r"\s*(?:\$+|\\\)|\\\])?\s*\(?\s*\?")
 # An alternative offered after the answer: a hedge word, then (a few words at most, then) another value.
 # "or" only right after the answer ("\\boxed{5} or 7", "5. Or 7"); the others anywhere in its paragraph.
 _HEDGE_WORDS = r"(?:or\s+(?:maybe|perhaps|possibly|else|rather)|maybe|perhaps|possibly|alternatively|(?:could|might)\s+(?:also\s+)?be)"
@@ -63,7 +73,9 @@ _ITEM_START = r"(?:\$+|\\\(|\\\[)?\s*(?:\\boxed|\\frac|\\dfrac|\\tfrac|\\sqrt|\\
 _FILLER = r"[\s,:]*(?:(?:it\s+is|it's|the\s+answer\s+is|even|also|just)\s+)?"
 _OR_AFTER = re.compile(rf"[\s,;.:)(*$\\\]]*or\b{_FILLER}{_ITEM_START}", re.IGNORECASE)
 _ALTERNATIVE = re.compile(rf"\b{_HEDGE_WORDS}\b{_FILLER}{_ITEM_START}", re.IGNORECASE)
-_HEDGE_BETWEEN = re.compile(r"\b(?:or|maybe|perhaps|possibly|probably|also|alternatively)\b|\?", re.IGNORECASE)
+_HEDGE_BETWEEN = re.compile(
+    r"\b(?:or|maybe|perhaps|possibly|possible|probably|also|alternatively|alternative|another|otherwise)\b|\?", re.IGNORECASE
+)
 _HEDGE_IN_PHRASE = re.compile(r"\b(?:maybe|perhaps|possibly|probably|alternatively|or\s+else|not\s+sure)\b|\?", re.IGNORECASE)
 
 
@@ -89,8 +101,10 @@ def suffix_after(text: str, end: int) -> str:
 
 
 def negated(text: str, start: int, end: int) -> bool:
-    """Whether the answer at text[start:end] is stated as what it is not."""
+    """Whether the answer at text[start:end] is stated as what it is not (or struck out)."""
     before = text[max(0, start - _WINDOW) : start]
+    if _STRUCK_OUT.search(before):
+        return True
     before = re.sub(r"(?:\$+|\\\(|\\\[|\*\*|\s)+$", "", before)
     return bool(_NEGATION_BEFORE.search(before)) or bool(_NEGATION_AFTER.match(text, end, end + _WINDOW))
 
@@ -146,6 +160,9 @@ def _left_problem(before: str, spaced: bool, in_math: bool, text: str, start: in
     if last == "}":
         return None if _closes_group_of(before, _TEXT_COMMANDS | _BOX_COMMANDS) else "a closing brace"
     if last.isalpha():
+        word = _WORD_BEFORE.search(before)
+        if word:
+            return f"the word {word.group(0)!r}"
         return None if spaced and not in_math else f"{last!r}"
     if last.isdigit():
         return f"{last!r}"
@@ -178,6 +195,9 @@ def _right_problem(after: str, in_math: bool) -> str | None:
     if first == "!" and not in_math:
         return None
     if first.isalpha():
+        word = _WORD_AFTER.match(after)
+        if word and (spaced or in_math):
+            return f"the word {word.group(0).split()[0]!r}"
         if _UNIT_WORD.match(after) or (spaced and not in_math):
             return None
         return f"{first!r}"

@@ -82,6 +82,9 @@ _COLOR_SPEC = re.compile(r"\\color\s*\{[^{}]*\}|\\textcolor\s*\{[^{}]*\}")
 _FORMAT_WRAP = re.compile(r"\\(?:cancel|bcancel|xcancel|bm|boldsymbol|underline|emph|hbox)\s*\{([^{}]*)\}")
 _INVISIBLE = re.compile(r"\\(?:phantom|hphantom|vphantom|label|tag)\s*\{[^{}]*\}|\\(?:nonumber|notag)(?![A-Za-z])")
 _DEGREES = re.compile(r"\^\s*(?:\{\s*)?\\circ\s*\}?|\\circ(?![A-Za-z])|\\degree(?![A-Za-z])")
+_DEGREE_WORD = re.compile(
+    r"\\(?:text|mbox|mathrm|textnormal)\s*\{\s*degrees?\s*\}|(?<![A-Za-z\\])degrees?(?![A-Za-z])", re.IGNORECASE
+)
 _PERCENT_WORD = re.compile(
     r"\\(?:text|mbox|mathrm|textnormal|textbf|textit)\s*\{\s*(?:percent|percentage|pct|\\%)\s*\}"
     r"|(?<![A-Za-z\\])(?:percent|percentage|pct)(?![A-Za-z])",
@@ -146,6 +149,7 @@ def normalize(answer: str) -> str:
     s = _FRAC_BRACE_TOKEN.sub(r"\\frac{\1}{\2}", s)
     s = _SQRT_TOKEN.sub(r"\\sqrt{\1}", s)
     s = _PERCENT_WORD.sub("%", s)
+    s = _DEGREE_WORD.sub(r"^\\circ ", s)  # "30 degrees" is 30; "\pi/4 degrees" is not \pi/4
     s = _TEXT_UNIT.sub(" ", s)
     for _ in range(3):  # \text{\textbf{x}}: a bounded number of passes
         unwrapped = _TEXT_WRAP.sub(r" \1 ", s)
