@@ -171,6 +171,12 @@ def test_a_bare_answer_is_read_as_well_as_a_boxed_one(gold: str, completion: str
         ("28 percent", "28%"),
         ("\\pi^\\circ", "\\pi\\cdot\\frac{\\pi}{180}"),
         ("3*s**2", "3*s^2"),
+        ("x\u207b\u00b9", "x^{-1}"),  # unicode superscripts and subscripts as a run
+        ("a\u2081\u2082", "a_{12}"),
+        ("12 m\u00b2", "12"),  # a squared unit is still a unit
+        ("2pi", "2\\pi"),  # plain-text names of constants and functions
+        ("sqrt(2)", "\\sqrt{2}"),
+        ("10^-2", "10^{-2}"),
     ],
 )
 def test_normalisation_spells_a_value_one_way(raw: str, normal: str) -> None:

@@ -40,8 +40,8 @@ MAX_ANSWER_CHARS = 2000
 _UNICODE = str.maketrans({
     "\u2212": "-", "\u2013": "-", "\u00d7": "\\times ", "\u00b7": "\\cdot ", "\u00f7": "\\div ",
     "\u2264": "\\le ", "\u2265": "\\ge ", "\u2260": "\\ne ", "\u03c0": "\\pi ", "\u221e": "\\infty ",
-    "\u221a": "\\sqrt", "\u222a": "\\cup ", "\u2208": "\\in ", "\u00b1": "\\pm ", "\u00b2": "^2",
-    "\u00b3": "^3", "\u00b0": "^\\circ ", "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u2044": "/",
+    "\u221a": "\\sqrt", "\u222a": "\\cup ", "\u2208": "\\in ", "\u00b1": "\\pm ", "\u2248": "\\approx ",
+    "\u22c5": "\\cdot ", "\u2217": "*", "\u2229": "\\cap ", "\u2213": "\\mp ", "\u00b0": "^\\circ ", "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u2044": "/",
     "\u20ac": "", "\u00a3": "", "\u00a5": "", "\u200b": "", "\u200c": "", "\u200d": "", "\u2060": "", "\ufeff": "",
     "\u00bd": "\\frac{1}{2}", "\u2153": "\\frac{1}{3}", "\u2154": "\\frac{2}{3}", "\u00bc": "\\frac{1}{4}",
     "\u00be": "\\frac{3}{4}", "\u2155": "\\frac{1}{5}", "\u2156": "\\frac{2}{5}", "\u2157": "\\frac{3}{5}",
@@ -70,7 +70,7 @@ _UNIT_WORDS = (
     r"dollars?|cents?|units?|square|cubic|sq|feet|foot|ft|inches|inch|in|yards?|miles?|meters?|metres?|m|cm|mm|km|"
     r"kg|g|grams?|pounds?|lbs?|ounces?|oz|hours?|hrs?|minutes?|mins?|seconds?|secs?|s|days?|weeks?|months?|years?|"
     r"degrees?|liters?|litres?|l|ml|gallons?|mph|yuan|euros?|people|students|apples|points|"
-    r"times|ways|pages|books|cm\^?2|m\^?2|cm\^?3|m\^?3"
+    r"times|ways|pages|books|(?:cm|m|km|mm|ft|in)\^?\{?[23]\}?"
 )
 _TEXT_UNIT = re.compile(
     rf"\\(?:text|mbox|mathrm|textnormal|textbf|textit)\s*\{{\s*(?:{_UNIT_WORDS})\s*\}}(?:\^\s*\{{?[23]\}}?)?", re.IGNORECASE
@@ -123,10 +123,19 @@ _UNIT_TOKEN = re.compile(rf"(?:{_UNIT_WORDS})\.?", re.IGNORECASE)
 _CHOICE = re.compile(r"\(([A-E])\)")
 
 
+_SUPERSCRIPTS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u207a"
+_SUBSCRIPTS = "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089"
+_SCRIPT_DIGITS = str.maketrans(_SUPERSCRIPTS + _SUBSCRIPTS, "0123456789-+" + "0123456789")
+_SUPERSCRIPT_RUN = re.compile(f"[{_SUPERSCRIPTS}]+")
+_SUBSCRIPT_RUN = re.compile(f"[{_SUBSCRIPTS}]+")
+
+
 @lru_cache(maxsize=16384)
 def normalize(answer: str) -> str:
     """A canonical spelling of `answer`: same value, fewer ways to write it (cached: a GRPO group shares its gold)."""
-    s = answer.translate(_UNICODE).strip()
+    s = _SUPERSCRIPT_RUN.sub(lambda m: "^{" + m.group(0).translate(_SCRIPT_DIGITS) + "}", answer)  # "x⁻¹" -> "x^{-1}"
+    s = _SUBSCRIPT_RUN.sub(lambda m: "_{" + m.group(0).translate(_SCRIPT_DIGITS) + "}", s)
+    s = s.translate(_UNICODE).strip()
     if "\\\\" in s:
         s = _DOUBLED.sub(lambda _: "\\", s)
     if "\\" in s:
