@@ -1,12 +1,15 @@
-"""Step 1 of math verification: find the final answer a completion commits to.
+"""Step 1 of math verification: find the one final answer a completion commits to, or say why there is none.
 
 Candidates, each anchored at a position in the text:
 
-- `#### X` (GSM8K style; the rest of that line);
-- `\\boxed{...}` / `\\fbox{...}` (brace-matched; `\\boxed 5` too). Boxes that
-  follow one another with only connectors between them ("," "and" "or"
-  `\\quad`, math delimiters, a short phrase ending in "and", or `y_2 =`) are
-  one answer, a list: "\\boxed{-2} and \\boxed{1}" is "-2, 1";
+- `#### X` (GSM8K style; the rest of that line, without calculator
+  annotations `<<9*2=18>>` and without a trailing explanation: "18 (because
+  3*6=18)" is 18);
+- `\\boxed{...}` / `\\fbox{...}` / `\\framebox{...}` (brace-matched; `\\boxed 5`
+  too). Boxes that follow one another with only connectors between them (","
+  "and" "or" `\\quad`, math delimiters, a short phrase ending in "and", or
+  `y_2 =`) are one answer, a list: "\\boxed{-2} and \\boxed{1}" is "-2, 1". A
+  percent or degree sign right after a box belongs to its answer;
 - "Final Answer: ..." (Minerva; "The final answer is X. I hope it is
   correct.", or a sentence such as "The largest $n$ is 34.");
 - "the answer is X" / "answer: X" / "Answer $X$".
@@ -16,18 +19,23 @@ models restate and correct themselves, and a final answer written after a box
 ("Final Answer: The final answer is $10,455$") is the one they ended on.
 "the answer is X" is weaker and only counts when there is none of those
 (after a box, "the answer: 3^2 = 9" is usually a check). An anchor counts only
-when "answer" is followed by "is", ":", "=" or math. Without any candidate, the prose fallback reads the last stated item
-(a math span such as `$x \\geq 5$`, or a number) in the text, with these
-limits: a number glued to letters ("AZYUK2A", "3x", "x2") is not a number
-unless the letters are a unit ("10m"), nor is one inside a LaTeX argument
-("x^{2}"; a bare `\\frac{1}{2}` is read whole); nothing after a math opener
-that never closes ("$ \\n 9") is read. A `\\boxed{` that never closes, after
-every other candidate, means the model did not finish its answer: nothing is
-extracted. A completion with no item at all that
-opens with a choice letter ("A. Because ...", "(B) ...") answers with that letter.
+when "answer" is followed by "is", ":", "=" or math.
 
-Reasoning inside `<think>...</think>` is ignored; an unterminated `<think>`
-means the model never answered, so nothing is extracted.
+Without any candidate, a completion that is nothing but an answer (one line of
+math, or one word: "\\frac{\\sqrt3}{2}", "(x-2)(x+2)", "x \\in [-2, 7]", "Evelyn",
+"C") is that answer, as a box would be. Otherwise the prose fallback reads
+the last stated item (a math span such as `$x \\geq 5$`, or a number) in the
+text, with these limits: a number glued to letters ("AZYUK2A", "3x", "x2") is
+not a number unless the letters are a unit ("10m"), nor is one inside a LaTeX
+argument ("x^{2}"; a bare `\\frac{1}{2}` is read whole); nothing after a math
+opener that never closes ("$ \\n 9") is read. A completion with no item at all
+that opens with a choice letter ("A. Because ...", "(B) ...") answers with it.
+
+The answer found must then be one the model commits to (`math_commitment`):
+not a partial box, not negated, not hedged. A `\\boxed{` that never closes,
+after every other candidate, means the model did not finish its answer.
+Reasoning inside `<think>...</think>` is ignored; a `<think>` still open at the
+end means the model never answered. Each refusal is named (`Extraction.refusal`).
 
 Every pass is linear in the length of the completion: scanners come from
 `math_scan`, and every regular expression here either has no nested or
