@@ -114,6 +114,15 @@ def test_comparison_rules(gold: str, completion: str, expected: str) -> None:
     assert _status(gold, completion) == expected
 
 
+def test_a_bare_list_is_a_set_of_solutions_whatever_its_order() -> None:
+    """A deliberate deviation: hendrycks/math modeling/math_equivalence_test.py labels these unequal (it compares
+    strings), Math-Verify reads them equal, and so do we: "10, 4, -2" is how MATH writes all solutions of a
+    problem. An ordered answer is written as a tuple, and a tuple's order matters."""
+    assert _status("10, 4, -2", "4, 10, -2") == "correct"
+    assert _status("0.1, 4, 2", "4, .1, 2") == "correct"
+    assert _status("(10, 4, -2)", "(4, 10, -2)") == "wrong"
+
+
 def test_a_problem_that_asks_for_a_percentage_makes_its_plain_gold_one() -> None:
     prompt = "What percent of the students are girls?"
     assert _status("25", "\\boxed{25\\%}", prompt) == "correct"
