@@ -81,7 +81,6 @@ class Relation:
 Node = TypingUnion[Leaf, Bracketed, Collection, Union, Assign, Group, Relation]
 
 _OPS = ("\\approx", "\\equiv", "\\le", "\\ge", "\\ne", "\\in", "=", "<", ">")
-_OPENERS = {"(": ")", "[": "]", "{": "}"}
 _NAME_SUBSCRIPT = re.compile(r"_\{[^{}]*\}|_[A-Za-z0-9]|'|\\prime")
 _NAME_CALL = re.compile(r"(?<=[A-Za-z}])\([^()]*\)")
 _NAME_CHARS = re.compile(r"[A-Za-z\\{}(),:/| ]+")
