@@ -4,7 +4,10 @@ Targets (issue 3): math >= 3x the throughput of math-verify's plain
 `verify(parse(gold), parse(pred))` at >= 99.5% agreement on the golden set;
 code >= 50 sandboxed executions/s; IFEval >= 3,000 checks/s. Math (issue 10):
 >= 95% agreement with the labels of Math-Verify's own test cases
-(tests/golden/math_verify_cases.jsonl) and no false positive. Items come from
+(tests/golden/math_verify_cases.jsonl; issue 28: the rows marked as deliberate
+deviations aside) and no false positive, also with each prediction as the whole
+completion, unboxed (issue 28: >= 75%); issue 28 keeps the math throughput
+>= 3x math-verify's on the same items, in the same run. Items come from
 tests/golden (repeated to `--repeat` copies), scored through `VerifierPool`
 with `--workers` processes, the path training and evaluation use. math-verify
 runs in the same number of processes so the ratio compares like with like.
@@ -59,14 +62,21 @@ def _warmup():
     ]
 
 
-def _math_verify_cases(workers: int) -> tuple[int, int, int]:
-    """(cases, agreements with Math-Verify's labels, false positives) over its own test cases."""
+def _math_verify_cases(workers: int, bare: bool = False) -> tuple[int, int, int]:
+    """(cases, agreements with Math-Verify's labels, false positives) over its own test cases.
+
+    Rows marked `deviation` (a later issue decided against the label) are left out. `bare`: each
+    prediction is the whole completion as written, not wrapped in a box (string-extraction cases aside).
+    """
     from rlvr_core.data.schema import Problem
     from rlvr_core.verifiers import VerifierPool
 
-    cases = _rows("math_verify_cases")
+    cases = [c for c in _rows("math_verify_cases") if not c.get("deviation")]
+    if bare:
+        cases = [c for c in cases if c["call"] != "parse(pred, [config]) == expected"]
+    text = "pred" if bare else "completion"
     with VerifierPool(workers=workers) as pool:
-        scores = pool.verify_batch([(c["completion"], Problem(c["id"], "math-verify", "", c["answer"], "math")) for c in cases])
+        scores = pool.verify_batch([(c[text], Problem(c["id"], "math-verify", "", c["answer"], "math")) for c in cases])
     agree = sum((s.status == "correct") == bool(c["label"]) for s, c in zip(scores, cases))
     false_positives = sum(s.status == "correct" and not c["label"] for s, c in zip(scores, cases))
     return len(cases), agree, false_positives
@@ -152,8 +162,12 @@ def main() -> None:
           f"{sum(ours[i] == mv[i] for i in mv_right) / len(mv_right):.1%}")
     cases, agree, false_positives = _math_verify_cases(args.workers)
     met = agree / cases >= 0.95 and false_positives == 0
-    print(f"math: Math-Verify's own test cases ({cases}): agreement with their labels {agree / cases:.1%} (target >= 95%), "
-          f"false positives {false_positives} (target 0): {'MET' if met else 'MISSED'}")
+    print(f"math: Math-Verify's own test cases ({cases}, deliberate deviations aside): agreement with their labels "
+          f"{agree / cases:.1%} (target >= 95%), false positives {false_positives} (target 0): {'MET' if met else 'MISSED'}")
+    cases, agree, false_positives = _math_verify_cases(args.workers, bare=True)
+    met = agree / cases >= 0.75 and false_positives == 0
+    print(f"math: the same predictions as the whole completion, unboxed ({cases}): agreement {agree / cases:.1%} "
+          f"(target >= 75%), false positives {false_positives} (target 0): {'MET' if met else 'MISSED'}")
     print(f"code: {figures['code']:.1f} sandboxed executions/s in {sandbox_mode} mode (target >= 50): "
           f"{'MET' if figures['code'] >= 50 else 'MISSED'}")
     print(f"ifeval: {figures['ifeval_checks']:.0f} checks/s (target >= 3000): {'MET' if figures['ifeval_checks'] >= 3000 else 'MISSED'}"

@@ -139,7 +139,9 @@ class Session:
         self.pad_id = _pad_id(policy_path)
         # The engines hold model.dtype; with "auto" (fp32 on CPU, bf16 on GPU) fp32 is shipped, which either casts.
         self.engine_dtype = {"bfloat16": "bfloat16", "float16": "float16"}.get(cfg.model.dtype, "float32")
-        self.verifier = VerifierPool(workers=t.verifier_workers, timeout_s=t.verifier_timeout_s).__enter__()
+        # rewards and the held-out accuracy in the verifiers' strict training mode unless verifiers.strict is off
+        self.verifier = VerifierPool(workers=t.verifier_workers, timeout_s=t.verifier_timeout_s,
+                                     strict=cfg.verifiers.strict).__enter__()
         self._sync()  # every worker starts from the trainer's exact weights and version
         self.pending: deque[PendingBatch] = deque()
         self.checkpoints = [c.path for c in list_checkpoints(self.run_dir / "checkpoints")]

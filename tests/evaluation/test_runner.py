@@ -53,6 +53,7 @@ def test_tiny_model_on_arith_writes_completions_results_and_summary(arith_eval: 
     assert summary["settings"] == {"tensor_parallel_size": 1, "seed": 42, "temperature": 0.0, "max_model_len": 4096,
                                    "gpu_memory_utilization": 0.8, "dtype": "float32"}
     assert summary["standard_settings"] is True and summary["settings_overridden"] == {}
+    assert summary["verifier_mode"] == "reference"  # evaluations never score in the strict training mode
     assert len(summary["model"]["content_hash"]) == 64 and "commit" in summary["git"]
     assert set(summary["breakdowns"]) == {"category", "difficulty"}
 
