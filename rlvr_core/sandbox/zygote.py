@@ -1,31 +1,43 @@
-"""The long-lived process that forks one contained child per program.
+"""The long-lived process that forks one contained run per program.
 
-Runs as `python -S -I -c <harness.py + this source> <config json>`,
+Runs as `python -S -I -c <codec.py + harness.py + this source> <config json>`,
 as root inside the sandbox's namespaces when the host allows them (see
-`sandbox.py` for the modes). Standard library only; read as text by
+`runner.py` for the modes). Standard library only; read as text by
 `sandbox/host.py`, never imported by the parent (it acts on import).
 
 Control channel: a unix socket (fd `control_fd`), frames of a 4-byte
 big-endian length + JSON. First frame from here: {"ready": ...} or
 {"error": ...}. Then one request {"program", "timeout_s", "memory_mb",
-"harness": "exec"|"serve", "setup", "prefetch", "then_exit"} -> one reply
-{"returncode", "stdout", "stdout_truncated", "stderr", "duration_s",
-"killed": null|"timeout"|"memory"|"finished", "oom_kills"}; while a program
-runs, the parent may send {"op": "finish"} to end it early. A "serve"
-request carries two pipe ends as SCM_RIGHTS (the child reads requests on one,
-answers on the other): the parent talks to the child directly, this process
-never reads that traffic.
+"harness": "exec"|"serve", "setup"} -> one reply {"returncode", "stdout",
+"stdout_truncated", "stderr", "duration_s", "killed":
+null|"timeout"|"memory"|"finished", "oom_kills"}; while a program runs, the
+parent may send {"op": "finish"} to end it early. A "serve" request carries
+two pipe ends as SCM_RIGHTS (the child reads requests on one, answers on the
+other): the parent talks to the child directly, this process never reads
+that traffic.
+
+Nothing carries from one run to the next. With `fresh_ns` (root in
+namespaces) each run gets a keeper process that enters new mount, IPC and
+PID namespaces and mounts its own size- and inode-capped tmpfs on /tmp and
+/dev/shm; the program is the first process of the new PID namespace (with
+its own /proc), so killing it ends every process of the run at once, and
+the keeper, killed once the reply is sent, takes the namespaces, the tmpfs
+and every SysV and POSIX IPC object with it: the kernel frees them while the
+next run starts, so no clean-up runs inside the next program's time.
+Without `fresh_ns` the run's processes are swept and its files scrubbed
+(iteratively, within a time budget, never by recursion) before the reply.
 
 This process joins the sandbox's cgroups once (fds opened by the parent), so
-every child is born inside them. Each child: new session; stdin /dev/null,
-stdout and stderr on two memfds that only this process reads back, by
-descriptor (never by path); rlimits; a fresh working directory and TMPDIR;
-drops to the sandbox uid; no_new_privs; the seccomp filter built by the
-parent; then the harness (`sandbox/harness.py`), which shares the program's
-interpreter, so nothing it says is trusted by the parent: "exec" only runs
-the program (the exit status is the result); "serve" runs it, then answers
-requests to call functions with plain data, which the parent checks
-(`verifiers/code/grader.py`).
+every run is born inside them, and sets its own oom_score_adj to -1000 (the
+programs take 1000): the kernel's OOM killer picks a program, never the
+zygote. Each program: new session; stdin /dev/null, stdout and stderr on
+two memfds that only this process reads back, by descriptor (never by path);
+rlimits; a fresh working directory and TMPDIR; drops to the sandbox uid;
+no_new_privs; the seccomp filter built by the parent; then the harness
+(`sandbox/harness.py`), which shares the program's interpreter, so nothing
+it says is trusted by the parent: "exec" only runs the program (the exit
+status is the result); "serve" runs it, then answers calls with plain data,
+which the parent decodes strictly (`sandbox/codec.py`).
 """
 
 import builtins
@@ -35,9 +47,9 @@ import json
 import os
 import resource
 import select
-import shutil
 import signal
 import socket
+import stat
 import struct
 import sys
 import tempfile
@@ -47,17 +59,22 @@ import types
 CONFIG = json.loads(sys.argv[1])
 UID = CONFIG["uid"]  # -1: keep the current user (not root: nothing to switch to)
 PID_NS = CONFIG["pid_ns"]  # True: every other process in this pid namespace is the sandbox's
+FRESH_NS = CONFIG["fresh_ns"]  # True: each run in new mount, IPC and PID namespaces of its own
 CGROUP_FDS = CONFIG["cgroup_fds"]  # cgroup.procs files the child joins; [] without cgroups
 ACCOUNTING = not CGROUP_FDS  # without a cgroup, poll the tree's resident memory instead
 OOM_EVENTS_FD = CONFIG["oom_events_fd"]  # memory.oom_control (v1) / memory.events (v2), or -1
 OUTPUT_CAP = CONFIG["output_cap"]
 FSIZE_CAP = CONFIG["fsize_cap"]
 NPROC_CAP = CONFIG["nproc_cap"]
+TMPFS = f"size={CONFIG['tmpfs_bytes']},nr_inodes={CONFIG['tmpfs_inodes']},mode=1777"
 PRIVATE_TMP = CONFIG["private_tmp"]  # True: /tmp and /dev/shm are this sandbox's own tmpfs
 SCRUB_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")  # world-writable places on a shared host
+SCRUB_BUDGET_S = 2.0  # per run; what is left is scrubbed after the next one
+HEAVY_TMPFS_BYTES, HEAVY_TMPFS_FILES = 4 << 20, 256  # a run's tmpfs beyond this is freed before the reply
 LIBC = ctypes.CDLL(None, use_errno=True)
 CTL = socket.socket(fileno=CONFIG["control_fd"])
 sys.path[:0] = CONFIG["extra_paths"]
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID = 0x00020000, 0x08000000, 0x20000000
 
 # --- seccomp: the parent builds the filter (`sandbox/seccomp.py`); here it is only installed ----
 class _SockFprog(ctypes.Structure):
@@ -72,6 +89,15 @@ def _install_seccomp(program):
     prog = _SockFprog(len(program) // 8, ctypes.addressof(_SECCOMP_BUFFER))
     if LIBC.prctl(22, 2, ctypes.byref(prog), 0, 0) != 0:  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
         raise OSError(ctypes.get_errno(), "seccomp filter refused")
+
+
+def _oom_score_adj(value):
+    """-1000: never the OOM killer's pick; 1000: its first. Lowering needs root (it is skipped without)."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as fh:
+            fh.write(str(value))
+    except OSError:
+        pass
 
 # --- the file-system view (host mode in fresh namespaces; bwrap builds its own) -----------------
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
@@ -141,12 +167,15 @@ def _recv_request():
     return (None, fds) if body is None else (json.loads(body), fds)
 
 
-# --- the child -----------------------------------------------------------------------------------
+# --- the program ---------------------------------------------------------------------------------
 def _child(request, run_dir, stdout_fd, stderr_fd, rpc_fds):
     """Set up containment, then run the harness. Never returns."""
     try:
         CTL.detach()  # the fd is closed below; the object must not close a reused number later
         os.setsid()
+        if FRESH_NS:  # the first process of the run's PID namespace: a /proc that shows only the run
+            _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        _oom_score_adj(1000)
         devnull = os.open("/dev/null", os.O_RDONLY)
         wanted = [devnull, stdout_fd, stderr_fd, *rpc_fds]
         high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 64) for fd in wanted]
@@ -181,17 +210,112 @@ def _child(request, run_dir, stdout_fd, stderr_fd, rpc_fds):
     namespace = main.__dict__
     namespace["__builtins__"] = builtins
     if request["harness"] == "serve":
-        serve(request["program"], request.get("setup") or "", namespace, request.get("prefetch") or (),
-              bool(request.get("then_exit")))
+        serve(request["program"], request.get("setup") or "", namespace)
     run_program(request["program"], namespace)
 
 
-# --- one run -------------------------------------------------------------------------------------
+# --- a run in namespaces of its own (FRESH_NS) ---------------------------------------------------
+KEEPERS = set()  # keepers killed after their run, reaped when the kernel is done tearing down
+
+
+def _keeper(request, stdout_fd, stderr_fd, fds, report):
+    """The run's keeper: new mount, IPC and PID namespaces, private tmpfs, then the program as their first
+    process. Reports the program's pid, then its wait status, on `report`; then waits to be killed. Never
+    returns."""
+    try:
+        CTL.close()
+        if LIBC.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID) != 0:
+            raise OSError(ctypes.get_errno(), "unshare failed")
+        _mount(None, "/", None, MS_REC | MS_PRIVATE)
+        for top in ("/tmp", "/dev/shm"):
+            _mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, TMPFS)
+        run_dir = "/tmp/run"
+        os.mkdir(run_dir, 0o700)
+        if UID >= 0:
+            os.chown(run_dir, UID, UID)
+        pid = os.fork()
+        if pid == 0:
+            os.close(report)
+            _child(request, run_dir, stdout_fd, stderr_fd, fds)
+        for fd in (stdout_fd, stderr_fd, *fds):  # the program's channels close when it ends, not when this does
+            os.close(fd)
+        os.write(report, struct.pack(">i", pid))
+        status = os.waitpid(pid, 0)[1]  # the namespace's first process: when it is gone, so is every other
+        os.write(report, struct.pack(">i", status))
+    except BaseException as exc:
+        try:
+            os.write(stderr_fd, f"sandbox: setup failed: {exc}\n".encode())
+            os.write(report, struct.pack(">i", -1))
+        finally:
+            os._exit(125)
+    while True:
+        signal.pause()
+
+
+def _start_in_namespaces(request, stdout_fd, stderr_fd, fds):
+    """Fork a keeper; (keeper pid, program pid or -1, report fd) once the program started (or failed to)."""
+    report, report_w = os.pipe()
+    keeper = os.fork()
+    if keeper == 0:
+        os.close(report)
+        _keeper(request, stdout_fd, stderr_fd, fds, report_w)
+    KEEPERS.add(keeper)
+    os.close(report_w)
+    data = read_exact(report, 4)
+    pid = struct.unpack(">i", data)[0] if data else -1
+    return keeper, pid, report
+
+
+def _end_in_namespaces(keeper, pid, report, killed):
+    """Kill the run (its first process: the kernel ends the rest), read its wait status, then kill the keeper.
+
+    The kernel frees the namespaces while the next run starts, unless this run filled its tmpfs: then the
+    teardown is waited for here, in this run's time, so its pages never count against the next program."""
+    if killed and pid > 0:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    data = read_exact(report, 4) if pid > 0 else None
+    os.close(report)
+    status = struct.unpack(">i", data)[0] if data else (125 << 8)
+    heavy = _tmpfs_in_use(keeper)
+    os.kill(keeper, signal.SIGKILL)
+    if heavy:
+        os.waitpid(keeper, 0)
+        KEEPERS.discard(keeper)
+    _reap_keepers()
+    return status if status != -1 else (125 << 8)
+
+
+def _tmpfs_in_use(keeper):
+    """Whether the run left more than a little in its private /tmp or /dev/shm (seen through the keeper)."""
+    for top in ("/tmp", "/dev/shm"):
+        try:
+            st = os.statvfs(f"/proc/{keeper}/root{top}")
+        except OSError:
+            return True
+        if (st.f_blocks - st.f_bfree) * st.f_frsize > HEAVY_TMPFS_BYTES or st.f_files - st.f_ffree > HEAVY_TMPFS_FILES:
+            return True
+    return False
+
+
+def _reap_keepers():
+    for keeper in list(KEEPERS):
+        try:
+            if os.waitpid(keeper, os.WNOHANG)[0]:
+                KEEPERS.discard(keeper)
+        except ChildProcessError:
+            KEEPERS.discard(keeper)
+
+
+# --- a run on a shared file system or pid namespace ----------------------------------------------
 def _sandbox_processes():
-    """(pid, state, parent pid) of every process of the sandbox but this one (and the namespace's init)."""
+    """(pid, state, parent pid) of every process of the sandbox but this one, the namespace's init and the
+    keepers."""
     me, found = os.getpid(), []
     for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) in (1, me):
+        if not name.isdigit() or int(name) in (1, me) or int(name) in KEEPERS:
             continue
         try:
             if not PID_NS and _real_uid(name) != UID:  # not st_uid: a process that left root is owned by root there
@@ -255,7 +379,10 @@ def _reap():
             return
         if pid == 0:
             return
-        REAPED[pid] = status
+        if pid in KEEPERS:
+            KEEPERS.discard(pid)
+        else:
+            REAPED[pid] = status
 
 
 def _wait_status(pid):
@@ -264,83 +391,88 @@ def _wait_status(pid):
     return os.waitpid(pid, 0)[1]
 
 
-def _tree_rss():
-    total = 0
-    for pid in _sandbox_pids():
-        try:
-            with open(f"/proc/{pid}/statm", "rb") as fh:
-                total += int(fh.read().split()[1]) * resource.getpagesize()
-        except (OSError, IndexError, ValueError):
-            pass
-    return total
-
-
-def _wait(pid, pidfd, timeout_s, memory_mb):
-    """Block until the child exits, the time is up, the tree outgrows its memory, or the parent says finish."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return "timeout"
-        ready = select.select([pidfd, CTL], [], [], min(remaining, 0.05) if ACCOUNTING else remaining)[0]
-        if pidfd in ready:
-            return None
-        if CTL in ready:
-            message, fds = _recv_request()
-            for fd in fds:
-                os.close(fd)
-            if message is None:  # the parent is gone: end everything
-                _kill_leftovers(pid)
-                os._exit(0)
-            if message.get("op") == "finish":
-                return "finished"
-        if ACCOUNTING and _tree_rss() > memory_mb << 20:
-            return "memory"
-
-
-def _read_output(fd, tail):
-    size = os.fstat(fd).st_size
-    data = os.pread(fd, OUTPUT_CAP, max(0, size - OUTPUT_CAP) if tail else 0)
-    os.close(fd)
-    return data.decode(errors="replace"), size > OUTPUT_CAP
-
-
-def _clean_tmp(run_dir):
-    shutil.rmtree(run_dir, ignore_errors=True)
-    if PID_NS or UID >= 0:
-        _scrub_ipc()
-    if PRIVATE_TMP:
-        for top in ("/tmp", "/dev/shm"):
-            for name in os.listdir(top) if os.path.isdir(top) else ():
-                path = os.path.join(top, name)
-                if os.path.isdir(path) and not os.path.islink(path):
-                    shutil.rmtree(path, ignore_errors=True)
-                else:
+def _remove_tree(parent_fd, name, deadline):
+    """Remove the directory `name` (relative to `parent_fd`) and everything in it, without following links
+    and without recursion: one open directory at a time, going back up by "..". False if time ran out."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    names, current = [name], os.open(name, flags, dir_fd=parent_fd)
+    try:
+        while names:
+            if time.monotonic() > deadline:
+                return False
+            child = None
+            with os.scandir(current) as entries:
+                for count, entry in enumerate(entries):
+                    if entry.is_dir(follow_symlinks=False):
+                        child = entry.name
+                        break
                     try:
-                        os.unlink(path)
-                    except OSError:
+                        os.unlink(entry.name, dir_fd=current)
+                    except FileNotFoundError:
                         pass
+                    if count % 1024 == 1023 and time.monotonic() > deadline:
+                        return False
+            if child is not None:
+                descended = os.open(child, flags, dir_fd=current)
+                os.close(current)
+                current = descended
+                names.append(child)
+                continue
+            up = os.open("..", flags, dir_fd=current)
+            os.close(current)
+            current = up
+            os.rmdir(names.pop(), dir_fd=current)
+        return True
+    finally:
+        os.close(current)
+
+
+def _scrub(top, everything, deadline):
+    """Remove what the sandbox left in `top`: every entry (its own tmpfs) or those the sandbox uid owns."""
+    try:
+        top_fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
         return
-    for top in SCRUB_DIRS:  # a shared host: remove what the sandbox uid left in world-writable places
-        try:
-            names = os.listdir(top)
-        except OSError:
-            continue
+    try:
+        with os.scandir(top_fd) as entries:
+            names = [e.name for e in entries]
         for name in names:
-            path = os.path.join(top, name)
+            if time.monotonic() > deadline:
+                return
             try:
-                st = os.lstat(path)
+                st = os.lstat(name, dir_fd=top_fd)
+                if not everything and st.st_uid != UID:
+                    continue
+                if stat.S_ISDIR(st.st_mode):
+                    _remove_tree(top_fd, name, deadline)
+                else:
+                    os.unlink(name, dir_fd=top_fd)
             except OSError:
-                continue
-            if st.st_uid != UID:
-                continue
-            if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                try:
-                    os.unlink(path)
-                except OSError:
-                    pass
+                pass  # gone meanwhile, or not ours to remove
+    finally:
+        os.close(top_fd)
+
+
+def _clean_up(run_dir):
+    """What a run on a shared file system or pid namespace leaves: its files and SysV IPC objects. Bounded in
+    time and never raises: a run that planted more than the budget allows is scrubbed after the next one."""
+    deadline = time.monotonic() + SCRUB_BUDGET_S
+    try:
+        parent, name = os.path.split(run_dir)
+        parent_fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            _remove_tree(parent_fd, name, deadline)
+        finally:
+            os.close(parent_fd)
+    except OSError:
+        pass
+    try:
+        if PID_NS or UID >= 0:
+            _scrub_ipc()
+        for top in ("/tmp", "/dev/shm") if PRIVATE_TMP else SCRUB_DIRS:
+            _scrub(top, PRIVATE_TMP, deadline)
+    except Exception as exc:  # noqa: BLE001 - the zygote must outlive whatever a program left behind
+        os.write(2, f"sandbox: clean-up stopped: {type(exc).__name__}: {exc}\n".encode())
 
 
 def _scrub_ipc():
@@ -358,6 +490,49 @@ def _scrub_ipc():
                 remove(int(row[1]))
 
 
+# --- one run -------------------------------------------------------------------------------------
+def _tree_rss():
+    total = 0
+    for pid in _sandbox_pids():
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as fh:
+                total += int(fh.read().split()[1]) * resource.getpagesize()
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+def _wait(ended, kill, timeout_s, memory_mb):
+    """Block until `ended` is readable (the program is gone), the time is up, the tree outgrows its memory,
+    or the parent says finish; `kill` ends the run when the parent is gone."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return "timeout"
+        ready = select.select([ended, CTL], [], [], min(remaining, 0.05) if ACCOUNTING else remaining)[0]
+        if ended in ready:
+            return None
+        if CTL in ready:
+            message, fds = _recv_request()
+            for fd in fds:
+                os.close(fd)
+            if message is None:  # the parent is gone: end everything
+                kill()
+                os._exit(0)
+            if message.get("op") == "finish":
+                return "finished"
+        if ACCOUNTING and _tree_rss() > memory_mb << 20:
+            return "memory"
+
+
+def _read_output(fd, tail):
+    size = os.fstat(fd).st_size
+    data = os.pread(fd, OUTPUT_CAP, max(0, size - OUTPUT_CAP) if tail else 0)
+    os.close(fd)
+    return data.decode(errors="replace"), size > OUTPUT_CAP
+
+
 def _oom_kills():
     """The cgroup's count of processes killed by its memory limit (0 without a cgroup)."""
     if OOM_EVENTS_FD < 0:
@@ -369,33 +544,42 @@ def _oom_kills():
 
 
 def _run(request, fds):
-    timeout_s = float(request["timeout_s"])
+    timeout_s, memory_mb = float(request["timeout_s"]), int(request["memory_mb"])
+    _reap_keepers()
     oom_before = _oom_kills()
     stdout_fd = os.memfd_create("stdout")
     stderr_fd = os.memfd_create("stderr")
-    run_dir = tempfile.mkdtemp(prefix="run-", dir="/tmp")
-    if UID >= 0:
-        os.chown(run_dir, UID, UID)
     start = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        _child(request, run_dir, stdout_fd, stderr_fd, fds)
-    for fd in fds:
-        os.close(fd)
-    pidfd = os.pidfd_open(pid)
-    killed = _wait(pid, pidfd, timeout_s, int(request["memory_mb"]))
-    duration = time.monotonic() - start
-    if killed:
-        for target, kill in ((pid, os.killpg), (pid, os.kill)):
-            try:
-                kill(target, signal.SIGKILL)
-            except OSError:
-                pass
-    status = _wait_status(pid)  # a SIGKILLed child of ours: block until it is gone rather than poll
-    os.close(pidfd)
-    _kill_leftovers(pid)  # what it left behind: daemons, other process groups
-    REAPED.clear()
-    _clean_tmp(run_dir)  # first: tmpfs pages count against the cgroup this process shares with the program
+    if FRESH_NS:
+        keeper, pid, report = _start_in_namespaces(request, stdout_fd, stderr_fd, fds)
+        for fd in fds:
+            os.close(fd)
+        killed = _wait(report, lambda: os.kill(keeper, signal.SIGKILL), timeout_s, memory_mb) if pid > 0 else None
+        duration = time.monotonic() - start
+        status = _end_in_namespaces(keeper, pid, report, killed)
+    else:
+        run_dir = tempfile.mkdtemp(prefix="run-", dir="/tmp")
+        if UID >= 0:
+            os.chown(run_dir, UID, UID)
+        pid = os.fork()
+        if pid == 0:
+            _child(request, run_dir, stdout_fd, stderr_fd, fds)
+        for fd in fds:
+            os.close(fd)
+        pidfd = os.pidfd_open(pid)
+        killed = _wait(pidfd, lambda: _kill_leftovers(pid), timeout_s, memory_mb)
+        duration = time.monotonic() - start
+        if killed:
+            for target, kill in ((pid, os.killpg), (pid, os.kill)):
+                try:
+                    kill(target, signal.SIGKILL)
+                except OSError:
+                    pass
+        status = _wait_status(pid)  # a SIGKILLed child of ours: block until it is gone rather than poll
+        os.close(pidfd)
+        _kill_leftovers(pid)  # what it left behind: daemons, other process groups
+        REAPED.clear()
+        _clean_up(run_dir)  # first: tmpfs pages count against the cgroup this process shares with the program
     stdout, stdout_cut = _read_output(stdout_fd, tail=False)
     stderr, _ = _read_output(stderr_fd, tail=True)
     return {"returncode": os.waitstatus_to_exitcode(status), "stdout": stdout, "stdout_truncated": stdout_cut,
@@ -411,15 +595,19 @@ def _main():
             if key not in ("PATH", "LANG"):
                 del os.environ[key]
         LIBC.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans come back here to be reaped
+        _oom_score_adj(-1000)
         for fd in CGROUP_FDS:  # join once: children are born inside (moving each child would cost ms)
             os.write(fd, b"0")  # "0": this process; the fd was opened by the parent, outside any view
             os.close(fd)
-        if UID >= 0 and not PID_NS:
-            _kill_leftovers(None)  # what a crashed sandbox with this uid may have left
-            _clean_tmp(tempfile.mkdtemp(prefix="run-", dir="/tmp"))
     except BaseException as exc:
         write_frame(CTL.fileno(), {"error": f"{type(exc).__name__}: {exc}"})
         return
+    if UID >= 0 and not PID_NS:
+        try:
+            _kill_leftovers(None)  # what a crashed sandbox with this uid may have left
+            _clean_up(tempfile.mkdtemp(prefix="run-", dir="/tmp"))
+        except Exception as exc:  # noqa: BLE001 - leftovers never stop the sandbox from starting
+            os.write(2, f"sandbox: clean-up at start stopped: {type(exc).__name__}: {exc}\n".encode())
     write_frame(CTL.fileno(), {"ready": True, "pid": os.getpid(), "seccomp": SECCOMP is not None})
     while True:
         request, fds = _recv_request()
