@@ -212,14 +212,16 @@ class Decoder:
     `resolve(name)` gives the class to rebuild a record of that name as, or
     None; `strangers` says what becomes of an "o" record whose class is not
     resolved: "refuse" (the grader: BadWire) or "namespace" (the sandbox: an
-    instance of a plain class of that name).
+    instance of a plain class of that name). `made` keeps the classes made
+    for records (namedtuples, dataclasses) across messages, so two values of
+    one program class decode to one class here and compare as equal.
     """
 
-    def __init__(self, resolve=lambda name: None, strangers="refuse"):
+    def __init__(self, resolve=lambda name: None, strangers="refuse", made=None):
         self._resolve, self._strangers = resolve, strangers
         self._numbered = []
         self._nodes = 0
-        self._made = {}  # (kind, name, fields) -> class made here
+        self._made = {} if made is None else made  # (kind, name, fields) -> class made here
 
     def decode(self, obj, depth=0):
         self._nodes += 1

@@ -153,6 +153,7 @@ class _Zygote:
     proc: subprocess.Popen
     ctl: socket.socket
     stderr: object
+    ready: dict  # its first frame: pid, seccomp, oom_protected
 
 
 def _close_zygote(zygote: _Zygote | None) -> None:
@@ -327,13 +328,16 @@ class Sandbox:
         if self.uid < 0:
             out.append(f"no uid switch (not root): programs run as {getpass.getuser()}, with its file access, and can "
                        "signal its processes outside the pid namespace")
-            out.append("no OOM protection for the zygote (not root): the kernel may pick it under memory pressure")
             if launcher.namespaces:
                 out.append("no namespaces per run (not root): runs share the zygote's; /tmp and /dev/shm are scrubbed "
                            "after each run and pid numbers carry over")
         if self._res.cgroup is None:
             out.append("no writable cgroup: memory is limited per process (RLIMIT_AS) and polled for the whole tree every "
                        "50 ms; processes by RLIMIT_NPROC")
+        zygote = self._res.zygote
+        if zygote is not None and not zygote.ready.get("oom_protected"):
+            out.append("no OOM protection for the zygote (the host refuses oom_score_adj -1000: no CAP_SYS_RESOURCE): "
+                       "programs and keepers (1000) go first, the zygote (0) could go once they are gone")
         if platform.machine() not in SYSCALLS:
             out.append(f"no seccomp filter on {platform.machine()}: sockets, ptrace, io_uring, namespaces are not refused")
         if not launcher.namespaces:
@@ -380,12 +384,13 @@ class Sandbox:
             raise OSError(f"could not start {launcher.description}: {exc}") from exc
         finally:
             theirs.close()
-        zygote = _Zygote(proc, ours, stderr)
+        zygote = _Zygote(proc, ours, stderr, {})
         first = recv_frame(ours, time.monotonic() + START_TIMEOUT_S)
         if not first or not first.get("ready"):
             why = (first or {}).get("error") or _stderr_tail(zygote) or "the zygote exited before it was ready"
             _close_zygote(zygote)
             raise OSError(why)
+        zygote.ready = first
         return zygote
 
     def _stop(self) -> None:

@@ -28,9 +28,9 @@ Without `fresh_ns` the run's processes are swept and its files scrubbed
 (iteratively, within a time budget, never by recursion) before the reply.
 
 This process joins the sandbox's cgroups once (fds opened by the parent), so
-every run is born inside them, and sets its own oom_score_adj to -1000 (the
-programs take 1000): the kernel's OOM killer picks a program, never the
-zygote. Each program: new session; stdin /dev/null, stdout and stderr on
+every run is born inside them, and sets its own oom_score_adj to -1000 where
+the host allows it (the programs and keepers take 1000): the kernel's OOM
+killer picks a program or a keeper (freeing its tmpfs), not the zygote. Each program: new session; stdin /dev/null, stdout and stderr on
 two memfds that only this process reads back, by descriptor (never by path);
 rlimits; a fresh working directory and TMPDIR; drops to the sandbox uid;
 no_new_privs; the seccomp filter built by the parent; then the harness
@@ -92,12 +92,13 @@ def _install_seccomp(program):
 
 
 def _oom_score_adj(value):
-    """-1000: never the OOM killer's pick; 1000: its first. Lowering needs root (it is skipped without)."""
+    """-1000: never the OOM killer's pick; 1000: its first. Lowering needs CAP_SYS_RESOURCE: False without."""
     try:
         with open("/proc/self/oom_score_adj", "w") as fh:
             fh.write(str(value))
+        return True
     except OSError:
-        pass
+        return False
 
 # --- the file-system view (host mode in fresh namespaces; bwrap builds its own) -----------------
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
@@ -224,6 +225,7 @@ def _keeper(request, stdout_fd, stderr_fd, fds, report):
     returns."""
     try:
         CTL.close()
+        _oom_score_adj(1000)  # under memory pressure it goes first, and its tmpfs with it
         if LIBC.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID) != 0:
             raise OSError(ctypes.get_errno(), "unshare failed")
         _mount(None, "/", None, MS_REC | MS_PRIVATE)
@@ -595,7 +597,7 @@ def _main():
             if key not in ("PATH", "LANG"):
                 del os.environ[key]
         LIBC.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans come back here to be reaped
-        _oom_score_adj(-1000)
+        oom_protected = _oom_score_adj(-1000)
         for fd in CGROUP_FDS:  # join once: children are born inside (moving each child would cost ms)
             os.write(fd, b"0")  # "0": this process; the fd was opened by the parent, outside any view
             os.close(fd)
@@ -608,7 +610,8 @@ def _main():
             _clean_up(tempfile.mkdtemp(prefix="run-", dir="/tmp"))
         except Exception as exc:  # noqa: BLE001 - leftovers never stop the sandbox from starting
             os.write(2, f"sandbox: clean-up at start stopped: {type(exc).__name__}: {exc}\n".encode())
-    write_frame(CTL.fileno(), {"ready": True, "pid": os.getpid(), "seccomp": SECCOMP is not None})
+    write_frame(CTL.fileno(), {"ready": True, "pid": os.getpid(), "seccomp": SECCOMP is not None,
+                               "oom_protected": oom_protected})
     while True:
         request, fds = _recv_request()
         if request is None:

@@ -136,7 +136,11 @@ def test_with_namespaces_as_root_nothing_is_lacking(mode: str) -> None:
     try:
         if sandbox._res.cgroup is None:
             pytest.skip("this host has no writable cgroup")
-        assert sandbox.lacks == ()
+        oom = [item for item in sandbox.lacks if item.startswith("no OOM protection")]
+        if oom:  # a container without CAP_SYS_RESOURCE: the one gap the sandbox cannot close itself
+            with pytest.raises(OSError), open("/proc/self/oom_score_adj", "w") as fh:
+                fh.write("-1000")
+        assert [item for item in sandbox.lacks if item not in oom] == []
     finally:
         sandbox.close()
 

@@ -51,14 +51,13 @@ class Connection:
     def __init__(self, session: Session, trusted_class: Callable[[str], type | None]) -> None:
         self.session = session
         self.trusted_class = trusted_class
-        self.calls = 0
+        self.made: dict = {}  # record classes made for this program's values (`Decoder.made`)
 
     def call(self, name: str, args: tuple, kwargs: dict[str, Any]) -> Any:
         try:
             wire = Encoder().encode([list(args), dict(kwargs)])
         except NotPlainData as exc:
             raise TypeError(f"an argument cannot be sent to the program: {exc}") from None
-        self.calls += 1
         reply = self.session.request({"call": name, "args": wire})
         if "raise" in reply:
             text = str(reply["raise"])[:300]
@@ -81,7 +80,7 @@ class Connection:
 
     def _decode(self, wire: Any) -> Any:
         try:
-            return Decoder(self.trusted_class, strangers="refuse").decode(wire)
+            return Decoder(self.trusted_class, strangers="refuse", made=self.made).decode(wire)
         except BadWire as exc:
             raise BadValue(str(exc)) from None
 
@@ -122,9 +121,12 @@ def write_back(old: Any, new: Any, seen: set[int] | None = None) -> None:
         merged = [(k, _merged(old[k], v, seen) if k in old else v) for k, v in new.items()]
         old.clear()
         old.update(merged)
-    elif isinstance(old, (set, collections.deque)):
+    elif isinstance(old, set):
         old.clear()
-        old.extend(new) if isinstance(old, collections.deque) else old.update(new)
+        old.update(new)
+    elif isinstance(old, collections.deque):
+        old.clear()
+        old.extend(new)
     elif isinstance(old, bytearray):
         old[:] = new
     elif hasattr(old, "__dict__") and not isinstance(old, type):

@@ -188,7 +188,7 @@ def grade(sandbox: Sandbox, program: str, plan: TestPlan, timeout_s: float = 5.0
     """Run `program` (and the setup) in the sandbox, then every test here. Never raises on what the program does."""
     try:
         with sandbox.serve(program, setup=plan.setup, timeout_s=timeout_s, memory_mb=memory_mb) as session:
-            verdict = _run_tests(session, plan)
+            verdict = run_tests(session, plan)
         result = session.result
     except OSError as exc:  # the sandbox itself failed (not the program)
         return Verdict("error", f"sandbox failed: {exc}", 0, len(plan.sources))
@@ -216,7 +216,9 @@ class _Partial:
     total: int = 0
 
 
-def _run_tests(session: Session, plan: TestPlan) -> Verdict | _Partial:
+def run_tests(session: Session, plan: TestPlan) -> Verdict | _Partial:
+    """Every test against the program `session` serves (what `grade` does inside `Sandbox.serve`): a Verdict,
+    or a partial one with status "ended" when the program went away (its run's result says why)."""
     n = len(plan.sources)
     try:
         first = session.receive()
