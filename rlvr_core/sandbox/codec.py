@@ -360,6 +360,6 @@ def _rebuild_match(string, start, end):
     return re.compile(re.escape(text)).match(string, start)
 
 
-def decode(obj, resolve=lambda name: None, strangers="refuse"):
+def decode(obj, resolve=lambda name: None, strangers="refuse", made=None):
     """The value `obj` stands for (see `Decoder`)."""
-    return Decoder(resolve, strangers).decode(obj)
+    return Decoder(resolve, strangers, made).decode(obj)

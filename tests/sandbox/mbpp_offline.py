@@ -8,6 +8,7 @@ solution could not pass it while `sum` resolved to the builtin.
 
 from __future__ import annotations
 
+import ast
 import json
 from functools import cache
 
@@ -49,3 +50,15 @@ def problems_with_hidden_tests() -> tuple[Problem, ...]:
 
 def answer(problem: Problem) -> dict:
     return json.loads(problem.answer)
+
+
+def lookup_table(problem: Problem) -> str:
+    """A wrong program that knows only the shown asserts: each shown call's expected value, looked up."""
+    shown = answer(problem)
+    table = {}
+    for source in shown["tests"]:
+        test = ast.parse(source.strip()).body[0].test
+        call, expected = (test.left, test.comparators[0]) if isinstance(test, ast.Compare) else (test, ast.Constant(True))
+        table[repr(tuple(ast.literal_eval(a) for a in call.args))] = ast.literal_eval(expected)
+    name = shown["entry"][0]
+    return f"TABLE = {table!r}\ndef {name}(*args):\n    return TABLE.get(repr(args))\n"

@@ -11,7 +11,6 @@ passes: the guard tests). docs/SECURITY.md maps each class to its tests.
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 
@@ -32,25 +31,13 @@ def graded_tests(problem) -> tuple[str, ...]:
     return tuple(answer["tests"] + answer.get("challenge", []) + answer.get("hidden", []))
 
 
-def lookup_table(problem) -> str:
-    """A wrong program that knows only the shown asserts: each shown call's expected value, looked up."""
-    answer = mbpp_offline.answer(problem)
-    table = {}
-    for source in answer["tests"]:
-        test = ast.parse(source.strip()).body[0].test
-        call, expected = (test.left, test.comparators[0]) if isinstance(test, ast.Compare) else (test, ast.Constant(True))
-        table[repr(tuple(ast.literal_eval(a) for a in call.args))] = ast.literal_eval(expected)
-    name = answer["entry"][0]
-    return f"TABLE = {table!r}\ndef {name}(*args):\n    return TABLE.get(repr(args))\n"
-
-
 # --- F1: every graded assert was in the prompt ------------------------------------------------------
 @pytest.mark.parametrize("index", range(len(mbpp_offline.rows())))
 def test_f1_a_lookup_table_of_the_shown_asserts_fails_the_hidden_tests(sandbox, index: int) -> None:
     problem = mbpp_offline.problems_with_hidden_tests()[index]
     answer = mbpp_offline.answer(problem)
     assert len(answer["hidden"]) >= 10
-    cheat = lookup_table(problem)
+    cheat = mbpp_offline.lookup_table(problem)
     assert verdict(sandbox, cheat, answer["tests"], entry=tuple(answer["entry"]), prelude=answer.get("prelude", "")).status \
         == "passed", "the shown asserts alone are beaten by a lookup table: the hidden tests are what stops it"
     graded = verdict(sandbox, cheat, graded_tests(problem), entry=tuple(answer["entry"]), prelude=answer.get("prelude", ""))
