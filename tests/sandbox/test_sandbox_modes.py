@@ -172,3 +172,28 @@ def test_a_reply_left_unread_by_the_grader_is_read_before_the_next_run(sandbox) 
     assert sandbox.run("print('mine')").stdout == "mine\n"
     assert grade(sandbox, "def add(a, b):\n    return 0\n", plan).status == "failed"
     assert sandbox.run("import sys\nsys.exit(4)").returncode == 4
+
+
+@pytest.mark.parametrize("mode", ["host", "host-plain"])
+def test_a_run_graded_by_code_lists_its_sandboxs_lacks_in_run_json_and_the_log(mode, tmp_path, monkeypatch, caplog) -> None:
+    """Issue 26, item 5: a user knows the guarantees of the run they started."""
+    from rlvr_core import runs
+    from rlvr_core.grpo.session import Session
+
+    root_only()
+    monkeypatch.setenv("RLVR_SANDBOX", "host")
+    if mode == "host-plain":
+        real = host.find_tool
+        monkeypatch.setattr(host, "find_tool", lambda paths, name: None if name == "unshare" else real(paths, name))
+    runs.write_run_json(tmp_path, {"name": "r"})
+    session = Session(None, tmp_path, resume=False)  # type: ignore[arg-type] - the record needs only the run folder
+    session._record_sandbox(["arith"])
+    assert "sandbox" not in runs.read_run_json(tmp_path)  # nothing runs code: nothing to record
+    with caplog.at_level(logging.WARNING, logger="rlvr_core.sandbox.runner"):
+        session._record_sandbox(["arith", "google-research-datasets/mbpp"])
+    record = runs.read_run_json(tmp_path)["sandbox"]
+    assert record["mode"] == "host" and record["setting"] == "host"
+    plain = any(item.startswith("no mount namespace") for item in record["lacks"])
+    assert plain is (mode == "host-plain")
+    for lack in record["lacks"]:
+        assert lack in caplog.text
