@@ -27,15 +27,14 @@ process_vm_*, pidfds, io_uring, namespaces, mounts, keyrings, BPF, perf,
 modules); where a cgroup (v2, else v1) is writable, `memory_mb` and 32 tasks
 for its whole process tree, tmpfs pages included (the zygote lives in that
 cgroup too, so children are born inside it, with 16 MB and one task of its
-own on top); the zygote's oom_score_adj is -1000, the programs' 1000.
-Nothing carries from one run to the next: as root in namespaces (bwrap, or
-host with `unshare`) every run has new PID, IPC (SysV and POSIX) and mount
-namespaces of its own, with its own /proc and size- and inode-capped tmpfs on
-/tmp and /dev/shm, all gone with the run (the kernel tears them down while the
-next run starts; a run that filled its tmpfs is torn down within its own
-time). Without them, every process of the run is SIGKILLed and its files and
-SysV objects scrubbed before the reply (bounded in time, iterative), and
-seccomp refuses POSIX message queues.
+own on top); the zygote's oom_score_adj is -1000 (where the host allows it),
+the programs' 1000. Nothing carries from one run to the next: as root in
+namespaces (bwrap, or host with `unshare`) every run has new PID, IPC (SysV
+and POSIX) and mount namespaces of its own, with its own /proc and size- and
+inode-capped tmpfs on /tmp and /dev/shm, all gone with the run (torn down
+within the run's own time, or just after a run the caller ended). Without them, every process of the run is SIGKILLed and its
+files and SysV objects scrubbed before the reply (bounded in time,
+iterative), and seccomp refuses POSIX message queues.
 
 Modes, picked once per `Sandbox` by a setting (the argument, else
 RLVR_SANDBOX, else "auto") and each checked by a probe program (uid, network
@@ -108,7 +107,7 @@ PROBE = ("import os, socket\ntry:\n    socket.socket().close()\n    net = 'open'
 START_TIMEOUT_S = 60.0  # an interpreter start on a loaded 2-core machine
 REPLY_SLACK_S = 30.0  # past the program's own limit, for the zygote's clean-up under load
 ZYGOTE_MEMORY_MB = 16  # what the zygote may allocate inside the cgroup it shares with the program
-OWN_TASKS = 4  # tasks of the cgroup that are not the program's: the zygote, the run's keeper, keepers still exiting
+OWN_TASKS = 1  # tasks of the cgroup that are not the program's: the zygote
 TMPFS_INODES = 16384  # files a run may create in its private /tmp or /dev/shm: bounds the teardown
 
 __all__ = ["SANDBOX_UID_BASE", "SETTINGS", "ExecResult", "Sandbox", "SandboxSetting", "SandboxUnavailable",
@@ -337,7 +336,7 @@ class Sandbox:
         zygote = self._res.zygote
         if zygote is not None and not zygote.ready.get("oom_protected"):
             out.append("no OOM protection for the zygote (the host refuses oom_score_adj -1000: no CAP_SYS_RESOURCE): "
-                       "programs and keepers (1000) go first, the zygote (0) could go once they are gone")
+                       "programs (1000) go first, the zygote (0) could go once they are gone")
         if platform.machine() not in SYSCALLS:
             out.append(f"no seccomp filter on {platform.machine()}: sockets, ptrace, io_uring, namespaces are not refused")
         if not launcher.namespaces:

@@ -17,20 +17,22 @@ other): the parent talks to the child directly, this process never reads
 that traffic.
 
 Nothing carries from one run to the next. With `fresh_ns` (root in
-namespaces) each run gets a keeper process that enters new mount, IPC and
-PID namespaces and mounts its own size- and inode-capped tmpfs on /tmp and
-/dev/shm; the program is the first process of the new PID namespace (with
-its own /proc), so killing it ends every process of the run at once, and
-the keeper, killed once the reply is sent, takes the namespaces, the tmpfs
-and every SysV and POSIX IPC object with it: the kernel frees them while the
-next run starts, so no clean-up runs inside the next program's time.
+namespaces) this process enters new mount, IPC and PID namespaces for each
+run, mounts size- and inode-capped tmpfs on /tmp and /dev/shm, forks the
+program (the first process of the new PID namespace, with its own /proc; it
+sets up its containment, then reads its request), and returns to its own
+namespaces. Killing the program ends every process of
+the run; the namespaces, the tmpfs and every SysV and POSIX IPC object go
+with the last of them. A run the caller ends ("finish") is answered at once
+and reaped after; any other, and one that filled its tmpfs, is reaped (and
+so torn down) before the reply, so no clean-up weighs on the next run.
 Without `fresh_ns` the run's processes are swept and its files scrubbed
 (iteratively, within a time budget, never by recursion) before the reply.
 
 This process joins the sandbox's cgroups once (fds opened by the parent), so
 every run is born inside them, and sets its own oom_score_adj to -1000 where
-the host allows it (the programs and keepers take 1000): the kernel's OOM
-killer picks a program or a keeper (freeing its tmpfs), not the zygote. Each program: new session; stdin /dev/null, stdout and stderr on
+the host allows it (the programs take 1000): the kernel's OOM killer picks
+a program, not the zygote. Each program: new session; stdin /dev/null, stdout and stderr on
 two memfds that only this process reads back, by descriptor (never by path);
 rlimits; a fresh working directory and TMPDIR; drops to the sandbox uid;
 no_new_privs; the seccomp filter built by the parent; then the harness
@@ -169,43 +171,50 @@ def _recv_request():
 
 
 # --- the program ---------------------------------------------------------------------------------
-def _child(request, run_dir, stdout_fd, stderr_fd, rpc_fds):
-    """Set up containment, then run the harness. Never returns."""
-    try:
-        CTL.detach()  # the fd is closed below; the object must not close a reused number later
-        os.setsid()
-        if FRESH_NS:  # the first process of the run's PID namespace: a /proc that shows only the run
-            _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-        _oom_score_adj(1000)
-        devnull = os.open("/dev/null", os.O_RDONLY)
-        wanted = [devnull, stdout_fd, stderr_fd, *rpc_fds]
-        high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 64) for fd in wanted]
-        for number, fd in enumerate(high):
-            os.dup2(fd, number)
-        os.closerange(len(high), 65536)
-        cpu = int(float(request["timeout_s"])) + 1
-        memory = int(request["memory_mb"]) << 20
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (FSIZE_CAP, FSIZE_CAP))
-        resource.setrlimit(resource.RLIMIT_NPROC, (NPROC_CAP, NPROC_CAP))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
-        os.chdir(run_dir)
-        if UID >= 0:
-            os.setgroups([])
-            os.setgid(UID)
-            os.setuid(UID)
-        if LIBC.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS: setuid binaries gain nothing
-            raise OSError(ctypes.get_errno(), "no_new_privs refused")
-        if SECCOMP is not None:
-            _install_seccomp(SECCOMP)
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGCHLD):
-            signal.signal(sig, signal.SIG_DFL)
-        os.environ["TMPDIR"] = run_dir
-    except BaseException as exc:  # containment could not be set up: do not run the program
-        os.write(2, f"sandbox: setup failed: {exc}\n".encode())
-        os._exit(125)
+def _contain(run_dir, stdout_fd, stderr_fd, keep):
+    """Everything about the program's process that does not depend on the request: session, /proc, output on
+    fds 1 and 2, fixed rlimits, working directory, uid, no_new_privs, seccomp. The fds in `keep` stay open,
+    as 3, 4...; every other is closed."""
+    CTL.detach()  # the fd is closed below; the object must not close a reused number later
+    os.setsid()
+    if FRESH_NS:  # the first process of the run's PID namespace: a /proc that shows only the run
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    _oom_score_adj(1000)
+    _place_fds([os.open("/dev/null", os.O_RDONLY), stdout_fd, stderr_fd, *keep], 0)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FSIZE_CAP, FSIZE_CAP))
+    resource.setrlimit(resource.RLIMIT_NPROC, (NPROC_CAP, NPROC_CAP))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+    os.chdir(run_dir)
+    if UID >= 0:
+        os.setgroups([])
+        os.setgid(UID)
+        os.setuid(UID)
+    if LIBC.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS: setuid binaries gain nothing
+        raise OSError(ctypes.get_errno(), "no_new_privs refused")
+    if SECCOMP is not None:
+        _install_seccomp(SECCOMP)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGCHLD):
+        signal.signal(sig, signal.SIG_DFL)
+    os.environ["TMPDIR"] = run_dir
+
+
+def _place_fds(fds, first):
+    """Put `fds` at `first`, `first` + 1... and close every other descriptor from `first` up."""
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 32) for fd in fds]  # above the targets, below RLIMIT_NOFILE (64)
+    for number, fd in enumerate(high, start=first):
+        os.dup2(fd, number)
+    os.closerange(first + len(high), 65536)
+
+
+def _start(request, rpc_fds):
+    """The request's limits (lowering only: allowed without privileges), its channels on fds 3 and 4, then the
+    harness. Never returns."""
+    cpu = int(float(request["timeout_s"])) + 1
+    memory = int(request["memory_mb"]) << 20
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    _place_fds(rpc_fds, 3)
     main = types.ModuleType("__main__")  # a fresh __main__, so pickling the program's functions works
     sys.modules["__main__"] = main
     namespace = main.__dict__
@@ -215,109 +224,114 @@ def _child(request, run_dir, stdout_fd, stderr_fd, rpc_fds):
     run_program(request["program"], namespace)
 
 
-# --- a run in namespaces of its own (FRESH_NS) ---------------------------------------------------
-KEEPERS = set()  # keepers killed after their run, reaped when the kernel is done tearing down
-
-
-def _keeper(request, stdout_fd, stderr_fd, fds, report):
-    """The run's keeper: new mount, IPC and PID namespaces, private tmpfs, then the program as their first
-    process. Reports the program's pid, then its wait status, on `report`; then waits to be killed. Never
-    returns."""
+def _child(run_dir, stdout_fd, stderr_fd, request, rpc_fds):
+    """The program's process: containment, then the harness. Never returns."""
     try:
-        CTL.close()
-        _oom_score_adj(1000)  # under memory pressure it goes first, and its tmpfs with it
-        if LIBC.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID) != 0:
-            raise OSError(ctypes.get_errno(), "unshare failed")
-        _mount(None, "/", None, MS_REC | MS_PRIVATE)
-        for top in ("/tmp", "/dev/shm"):
-            _mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, TMPFS)
-        run_dir = "/tmp/run"
-        os.mkdir(run_dir, 0o700)
-        if UID >= 0:
-            os.chown(run_dir, UID, UID)
-        pid = os.fork()
-        if pid == 0:
-            os.close(report)
-            _child(request, run_dir, stdout_fd, stderr_fd, fds)
-        for fd in (stdout_fd, stderr_fd, *fds):  # the program's channels close when it ends, not when this does
-            os.close(fd)
-        os.write(report, struct.pack(">i", pid))
-        status = os.waitpid(pid, 0)[1]  # the namespace's first process: when it is gone, so is every other
-        os.write(report, struct.pack(">i", status))
-    except BaseException as exc:
+        _contain(run_dir, stdout_fd, stderr_fd, rpc_fds)
+    except BaseException as exc:  # containment could not be set up: do not run the program
+        os.write(2, f"sandbox: setup failed: {exc}\n".encode())
+        os._exit(125)
+    _start(request, range(3, 3 + len(rpc_fds)))
+
+
+# --- a run in namespaces of its own (FRESH_NS) ---------------------------------------------------
+OWN_NAMESPACES = {}  # CLONE_* flag -> fd of this process's own namespace, to return to after making a run's
+
+
+class _Run:
+    """A program in new mount, IPC and PID namespaces with private tmpfs: made by entering the namespaces,
+    forking, and returning to this process's own. The program is the first process of its PID namespace, so
+    killing it ends every process of the run, and the namespaces, the tmpfs and every SysV and POSIX IPC
+    object go with the last of them."""
+
+    def __init__(self, request, fds):
+        self.stdout_fd, self.stderr_fd = os.memfd_create("stdout"), os.memfd_create("stderr")
+        self.pid, self.pidfd = -1, -1
         try:
-            os.write(stderr_fd, f"sandbox: setup failed: {exc}\n".encode())
-            os.write(report, struct.pack(">i", -1))
+            _enter_run_namespaces()
+            self.pid = os.fork()
+            if self.pid == 0:
+                _child("/tmp/run", self.stdout_fd, self.stderr_fd, request, fds)
+        except OSError as exc:
+            os.write(self.stderr_fd, f"sandbox: setup failed: {exc}\n".encode())
         finally:
-            os._exit(125)
-    while True:
-        signal.pause()
+            _leave_run_namespaces()
+            for fd in fds:
+                os.close(fd)
+        if self.pid > 0:
+            self.pidfd = os.pidfd_open(self.pid)
 
 
-def _start_in_namespaces(request, stdout_fd, stderr_fd, fds):
-    """Fork a keeper; (keeper pid, program pid or -1, report fd) once the program started (or failed to)."""
-    report, report_w = os.pipe()
-    keeper = os.fork()
-    if keeper == 0:
-        os.close(report)
-        _keeper(request, stdout_fd, stderr_fd, fds, report_w)
-    KEEPERS.add(keeper)
-    os.close(report_w)
-    data = read_exact(report, 4)
-    pid = struct.unpack(">i", data)[0] if data else -1
-    return keeper, pid, report
+def _enter_run_namespaces():
+    """New mount, IPC and PID (for the next child) namespaces, with size- and inode-capped tmpfs on /tmp and
+    /dev/shm and the run's folder in /tmp."""
+    if not OWN_NAMESPACES:
+        for flag, name in ((CLONE_NEWNS, "mnt"), (CLONE_NEWIPC, "ipc"), (CLONE_NEWPID, "pid")):
+            OWN_NAMESPACES[flag] = os.open(f"/proc/self/ns/{name}", os.O_RDONLY | os.O_CLOEXEC)
+    if LIBC.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID) != 0:
+        raise OSError(ctypes.get_errno(), "unshare failed")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    for top in ("/tmp", "/dev/shm"):
+        _mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, TMPFS)
+    os.mkdir("/tmp/run", 0o700)
+    if UID >= 0:
+        os.chown("/tmp/run", UID, UID)
 
 
-def _end_in_namespaces(keeper, pid, report, killed):
-    """Kill the run (its first process: the kernel ends the rest), read its wait status, then kill the keeper.
-
-    The kernel frees the namespaces while the next run starts, unless this run filled its tmpfs: then the
-    teardown is waited for here, in this run's time, so its pages never count against the next program."""
-    if killed and pid > 0:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    data = read_exact(report, 4) if pid > 0 else None
-    os.close(report)
-    status = struct.unpack(">i", data)[0] if data else (125 << 8)
-    heavy = _tmpfs_in_use(keeper)
-    os.kill(keeper, signal.SIGKILL)
-    if heavy:
-        os.waitpid(keeper, 0)
-        KEEPERS.discard(keeper)
-    _reap_keepers()
-    return status if status != -1 else (125 << 8)
+def _leave_run_namespaces():
+    for flag, fd in OWN_NAMESPACES.items():
+        if LIBC.setns(fd, flag) != 0:
+            raise OSError(ctypes.get_errno(), "setns back to the zygote's own namespaces failed")
+    os.chdir("/tmp")
 
 
-def _tmpfs_in_use(keeper):
-    """Whether the run left more than a little in its private /tmp or /dev/shm (seen through the keeper)."""
+def _tmpfs_in_use(pid):
+    """Whether the run left more than a little in its private /tmp or /dev/shm (seen through its program)."""
     for top in ("/tmp", "/dev/shm"):
         try:
-            st = os.statvfs(f"/proc/{keeper}/root{top}")
+            st = os.statvfs(f"/proc/{pid}/root{top}")
         except OSError:
-            return True
+            return False  # gone: nothing left to free
         if (st.f_blocks - st.f_bfree) * st.f_frsize > HEAVY_TMPFS_BYTES or st.f_files - st.f_ffree > HEAVY_TMPFS_FILES:
             return True
     return False
 
 
-def _reap_keepers():
-    for keeper in list(KEEPERS):
+def _run_in_namespaces(request, fds):
+    """One run in namespaces of its own: (reply, what is left to do once it is sent)."""
+    timeout_s, memory_mb = float(request["timeout_s"]), int(request["memory_mb"])
+    oom_before = _oom_kills()
+    start = time.monotonic()
+    run = _Run(request, fds)
+    killed = _wait(run.pidfd, lambda: os.kill(run.pid, signal.SIGKILL), timeout_s, memory_mb) if run.pid > 0 else None
+    duration = time.monotonic() - start
+    heavy = run.pid > 0 and _tmpfs_in_use(run.pid)
+    if killed:
         try:
-            if os.waitpid(keeper, os.WNOHANG)[0]:
-                KEEPERS.discard(keeper)
-        except ChildProcessError:
-            KEEPERS.discard(keeper)
+            os.kill(run.pid, signal.SIGKILL)  # the first process of its namespace: the kernel ends the rest
+        except OSError:
+            pass
+    if killed == "finished" and not heavy:  # the caller ended it: no status to wait for; reply, then reap
+        return _reply(None, run.stdout_fd, run.stderr_fd, duration, killed, oom_before), lambda: _ended(run)
+    # Its exit tears down its namespaces and tmpfs: waited for here, so they never weigh on the next run.
+    status = _ended(run)
+    return _reply(status, run.stdout_fd, run.stderr_fd, duration, killed, oom_before), None
+
+
+def _ended(run):
+    """The run's wait status, once its first process (and so every other) is gone."""
+    if run.pid <= 0:
+        return 125 << 8
+    os.close(run.pidfd)
+    return _wait_status(run.pid)
 
 
 # --- a run on a shared file system or pid namespace ----------------------------------------------
 def _sandbox_processes():
-    """(pid, state, parent pid) of every process of the sandbox but this one, the namespace's init and the
-    keepers."""
+    """(pid, state, parent pid) of every process of the sandbox but this one and the namespace's init."""
     me, found = os.getpid(), []
     for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) in (1, me) or int(name) in KEEPERS:
+        if not name.isdigit() or int(name) in (1, me):
             continue
         try:
             if not PID_NS and _real_uid(name) != UID:  # not st_uid: a process that left root is owned by root there
@@ -381,10 +395,7 @@ def _reap():
             return
         if pid == 0:
             return
-        if pid in KEEPERS:
-            KEEPERS.discard(pid)
-        else:
-            REAPED[pid] = status
+        REAPED[pid] = status
 
 
 def _wait_status(pid):
@@ -545,47 +556,44 @@ def _oom_kills():
     return 0
 
 
-def _run(request, fds):
-    timeout_s, memory_mb = float(request["timeout_s"]), int(request["memory_mb"])
-    _reap_keepers()
-    oom_before = _oom_kills()
-    stdout_fd = os.memfd_create("stdout")
-    stderr_fd = os.memfd_create("stderr")
-    start = time.monotonic()
-    if FRESH_NS:
-        keeper, pid, report = _start_in_namespaces(request, stdout_fd, stderr_fd, fds)
-        for fd in fds:
-            os.close(fd)
-        killed = _wait(report, lambda: os.kill(keeper, signal.SIGKILL), timeout_s, memory_mb) if pid > 0 else None
-        duration = time.monotonic() - start
-        status = _end_in_namespaces(keeper, pid, report, killed)
-    else:
-        run_dir = tempfile.mkdtemp(prefix="run-", dir="/tmp")
-        if UID >= 0:
-            os.chown(run_dir, UID, UID)
-        pid = os.fork()
-        if pid == 0:
-            _child(request, run_dir, stdout_fd, stderr_fd, fds)
-        for fd in fds:
-            os.close(fd)
-        pidfd = os.pidfd_open(pid)
-        killed = _wait(pidfd, lambda: _kill_leftovers(pid), timeout_s, memory_mb)
-        duration = time.monotonic() - start
-        if killed:
-            for target, kill in ((pid, os.killpg), (pid, os.kill)):
-                try:
-                    kill(target, signal.SIGKILL)
-                except OSError:
-                    pass
-        status = _wait_status(pid)  # a SIGKILLed child of ours: block until it is gone rather than poll
-        os.close(pidfd)
-        _kill_leftovers(pid)  # what it left behind: daemons, other process groups
-        REAPED.clear()
-        _clean_up(run_dir)  # first: tmpfs pages count against the cgroup this process shares with the program
+def _reply(status, stdout_fd, stderr_fd, duration, killed, oom_before):
+    """The reply to a run; `status` None when the caller ended it and its exit status is not waited for."""
     stdout, stdout_cut = _read_output(stdout_fd, tail=False)
     stderr, _ = _read_output(stderr_fd, tail=True)
-    return {"returncode": os.waitstatus_to_exitcode(status), "stdout": stdout, "stdout_truncated": stdout_cut,
-            "stderr": stderr, "duration_s": duration, "killed": killed, "oom_kills": _oom_kills() - oom_before}
+    return {"returncode": None if status is None else os.waitstatus_to_exitcode(status), "stdout": stdout,
+            "stdout_truncated": stdout_cut, "stderr": stderr, "duration_s": duration, "killed": killed,
+            "oom_kills": _oom_kills() - oom_before}
+
+
+def _run_on_host(request, fds):
+    """One run forked straight from here (no namespaces of its own): swept and scrubbed before the reply."""
+    timeout_s, memory_mb = float(request["timeout_s"]), int(request["memory_mb"])
+    oom_before = _oom_kills()
+    stdout_fd, stderr_fd = os.memfd_create("stdout"), os.memfd_create("stderr")
+    run_dir = tempfile.mkdtemp(prefix="run-", dir="/tmp")
+    if UID >= 0:
+        os.chown(run_dir, UID, UID)
+    start = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        _child(run_dir, stdout_fd, stderr_fd, request, fds)
+    for fd in fds:
+        os.close(fd)
+    pidfd = os.pidfd_open(pid)
+    killed = _wait(pidfd, lambda: _kill_leftovers(pid), timeout_s, memory_mb)
+    duration = time.monotonic() - start
+    if killed:
+        for target, kill in ((pid, os.killpg), (pid, os.kill)):
+            try:
+                kill(target, signal.SIGKILL)
+            except OSError:
+                pass
+    status = _wait_status(pid)  # a SIGKILLed child of ours: block until it is gone rather than poll
+    os.close(pidfd)
+    _kill_leftovers(pid)  # what it left behind: daemons, other process groups
+    REAPED.clear()
+    _clean_up(run_dir)  # first: tmpfs pages count against the cgroup this process shares with the program
+    return _reply(status, stdout_fd, stderr_fd, duration, killed, oom_before), None
 
 
 def _main():
@@ -618,7 +626,10 @@ def _main():
             return
         if request.get("op") == "finish":  # a finish that crossed the reply of a run that had ended
             continue
-        write_frame(CTL.fileno(), _run(request, fds))
+        reply, then = (_run_in_namespaces if FRESH_NS else _run_on_host)(request, fds)
+        write_frame(CTL.fileno(), reply)
+        if then is not None:  # reaping a run the caller ended, while the caller reads the verdict
+            then()
 
 
 _main()

@@ -273,7 +273,7 @@ FORGED_EXIT = ("import os, json, struct\ndef send(message):\n    data = json.dum
 
 
 def run_processes(sandbox) -> list[psutil.Process]:
-    """Everything the zygote has running besides itself (programs, keepers): nothing once a run is over."""
+    """The live processes under the zygote: none once a run is over."""
     launcher = psutil.Process(sandbox._res.zygote.proc.pid)
     family = [launcher, *launcher.children(recursive=True)]
     zygote = next(p for p in family if p.cmdline()[:1] and "python" in p.cmdline()[0])
@@ -284,8 +284,8 @@ def run_processes(sandbox) -> list[psutil.Process]:
 def test_a_forged_exiting_frame_does_not_keep_the_program_running_after_its_verdict(sandbox, body: str) -> None:
     program = FORGED_EXIT + body
     assert verdict(sandbox, program, ("assert add(1, 2) == 3",), entry="add", timeout_s=30).status != "passed"
-    assert [p for p in run_processes(sandbox) if p.uids().real == sandbox.uid or sandbox.uid < 0] == []
     assert verdict(sandbox, "def add(a, b):\n    return a + b\n", ("assert add(1, 2) == 3",), entry="add").status == "passed"
+    assert run_processes(sandbox) == []
 
 
 FLOOD = ("import os\nfor top in ('/tmp', '/dev/shm'):\n    try:\n        base = os.path.join(top, 'flood%d' % os.getpid())\n"
