@@ -177,8 +177,6 @@ def _contain(run_dir, stdout_fd, stderr_fd, keep):
     as 3, 4...; every other is closed."""
     CTL.detach()  # the fd is closed below; the object must not close a reused number later
     os.setsid()
-    if FRESH_NS:  # the first process of the run's PID namespace: a /proc that shows only the run
-        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     _oom_score_adj(1000)
     _place_fds([os.open("/dev/null", os.O_RDONLY), stdout_fd, stderr_fd, *keep], 0)
     resource.setrlimit(resource.RLIMIT_FSIZE, (FSIZE_CAP, FSIZE_CAP))
@@ -239,27 +237,53 @@ OWN_NAMESPACES = {}  # CLONE_* flag -> fd of this process's own namespace, to re
 
 
 class _Run:
-    """A program in new mount, IPC and PID namespaces with private tmpfs: made by entering the namespaces,
-    forking, and returning to this process's own. The program is the first process of its PID namespace, so
-    killing it ends every process of the run, and the namespaces, the tmpfs and every SysV and POSIX IPC
-    object go with the last of them."""
+    """A program in new mount, IPC and PID namespaces with private tmpfs, made by entering the namespaces,
+    forking the namespace's init, and returning to this process's own. The init (root, pid 1) forks the
+    program, reaps orphans, reports the program's wait status on `report` and exits when it does: killing
+    the init ends every process of the run, and the namespaces, the tmpfs and every SysV and POSIX IPC object
+    go with the last of them. (Not the program as pid 1: the kernel would shield it from its own signals.)"""
 
     def __init__(self, request, fds):
         self.stdout_fd, self.stderr_fd = os.memfd_create("stdout"), os.memfd_create("stderr")
+        self.report, report_w = os.pipe()
         self.pid, self.pidfd = -1, -1
         try:
             _enter_run_namespaces()
             self.pid = os.fork()
             if self.pid == 0:
-                _child("/tmp/run", self.stdout_fd, self.stderr_fd, request, fds)
+                _init(request, fds, self.stdout_fd, self.stderr_fd, report_w)
         except OSError as exc:
             os.write(self.stderr_fd, f"sandbox: setup failed: {exc}\n".encode())
         finally:
             _leave_run_namespaces()
-            for fd in fds:
+            for fd in (*fds, report_w):
                 os.close(fd)
         if self.pid > 0:
             self.pidfd = os.pidfd_open(self.pid)
+
+
+def _init(request, fds, stdout_fd, stderr_fd, report):
+    """pid 1 of a run's namespaces: its own /proc, then the program; reap until the program ends, report its
+    wait status, exit (the kernel then ends whatever the program left). Never returns."""
+    try:
+        CTL.detach()
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)  # shows only the run's processes
+        program = os.fork()
+        if program == 0:
+            os.close(report)
+            _child("/tmp/run", stdout_fd, stderr_fd, request, fds)
+        _place_fds([report], 3)  # nothing else of the zygote's stays open here
+        os.closerange(0, 3)
+        while True:
+            pid, status = os.waitpid(-1, 0)
+            if pid == program:
+                os.write(3, struct.pack(">i", status))
+                os._exit(0)
+    except BaseException as exc:
+        try:
+            os.write(stderr_fd, f"sandbox: setup failed: {exc}\n".encode())
+        finally:
+            os._exit(125)
 
 
 def _enter_run_namespaces():
@@ -308,7 +332,7 @@ def _run_in_namespaces(request, fds):
     heavy = run.pid > 0 and _tmpfs_in_use(run.pid)
     if killed:
         try:
-            os.kill(run.pid, signal.SIGKILL)  # the first process of its namespace: the kernel ends the rest
+            os.kill(run.pid, signal.SIGKILL)  # the namespace's init: the kernel ends the rest
         except OSError:
             pass
     if killed == "finished" and not heavy:  # the caller ended it: no status to wait for; reply, then reap
@@ -319,11 +343,15 @@ def _run_in_namespaces(request, fds):
 
 
 def _ended(run):
-    """The run's wait status, once its first process (and so every other) is gone."""
+    """The program's wait status (as its init reported it), once every process of the run is gone."""
     if run.pid <= 0:
+        os.close(run.report)
         return 125 << 8
     os.close(run.pidfd)
-    return _wait_status(run.pid)
+    init_status = _wait_status(run.pid)
+    data = read_exact(run.report, 4)
+    os.close(run.report)
+    return struct.unpack(">i", data)[0] if data else init_status  # no report: the init itself was killed
 
 
 # --- a run on a shared file system or pid namespace ----------------------------------------------

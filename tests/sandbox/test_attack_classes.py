@@ -140,8 +140,10 @@ def test_f2_a_posix_message_queue_cannot_be_opened(sandbox) -> None:
 
 def test_f2_pid_numbers_start_afresh_in_every_run(sandbox) -> None:
     skip_without_namespaces(sandbox, "pid numbers private to a run")
+    probe = "import os\nprint(os.getpid(), sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))"
+    first = sandbox.run(probe).stdout
     sandbox.run("import os\nfor _ in range(20):\n    if os.fork() == 0:\n        os._exit(0)\n    os.wait()\n")
-    assert sandbox.run("import os\nprint(os.getpid())").stdout.strip() == "1"
+    assert sandbox.run(probe).stdout == first == "2 [1, 2]\n"  # the run's init, and the program
 
 
 def test_f2_tmpfs_inode_numbers_start_afresh_in_every_run(sandbox) -> None:
@@ -285,6 +287,7 @@ def test_a_forged_exiting_frame_does_not_keep_the_program_running_after_its_verd
     program = FORGED_EXIT + body
     assert verdict(sandbox, program, ("assert add(1, 2) == 3",), entry="add", timeout_s=30).status != "passed"
     assert verdict(sandbox, "def add(a, b):\n    return a + b\n", ("assert add(1, 2) == 3",), entry="add").status == "passed"
+    assert sandbox.run("pass").status == "ok"  # every run before it is reaped before it starts; it, before its reply
     assert run_processes(sandbox) == []
 
 

@@ -111,10 +111,15 @@ def _problem(pid: str) -> Problem:
 
 
 def _sandbox_processes() -> list[psutil.Process]:
+    """Live processes of a sandbox uid under this test process (other sandboxes on a shared machine are not
+    this pool's)."""
     found = []
-    for proc in psutil.process_iter(["uids"]):
-        uids = proc.info["uids"]
-        if uids and SANDBOX_UID_BASE <= uids.real < SANDBOX_UID_BASE + 4096:
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            uid, status = proc.uids().real, proc.status()
+        except psutil.NoSuchProcess:
+            continue
+        if SANDBOX_UID_BASE <= uid < SANDBOX_UID_BASE + 4096 and status != psutil.STATUS_ZOMBIE:
             found.append(proc)
     return found
 
