@@ -23,9 +23,10 @@ program (the first process of the new PID namespace, with its own /proc; it
 sets up its containment, then reads its request), and returns to its own
 namespaces. Killing the program ends every process of
 the run; the namespaces, the tmpfs and every SysV and POSIX IPC object go
-with the last of them. A run the caller ends ("finish") is answered at once
-and reaped after; any other, and one that filled its tmpfs, is reaped (and
-so torn down) before the reply, so no clean-up weighs on the next run.
+with the last of them. A run the caller ends ("finish") is killed and
+answered at once, and reaped before the next request is read; any other, and
+one that filled its tmpfs, is reaped (and so torn down) before the reply, so
+no clean-up weighs on the next run.
 Without `fresh_ns` the run's processes are swept and its files scrubbed
 (iteratively, within a time budget, never by recursion) before the reply.
 
@@ -177,6 +178,8 @@ def _contain(run_dir, stdout_fd, stderr_fd, keep):
     as 3, 4...; every other is closed."""
     CTL.detach()  # the fd is closed below; the object must not close a reused number later
     os.setsid()
+    if FRESH_NS:  # in the run's PID namespace: a /proc that shows only the run
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     _oom_score_adj(1000)
     _place_fds([os.open("/dev/null", os.O_RDONLY), stdout_fd, stderr_fd, *keep], 0)
     resource.setrlimit(resource.RLIMIT_FSIZE, (FSIZE_CAP, FSIZE_CAP))
@@ -237,53 +240,69 @@ OWN_NAMESPACES = {}  # CLONE_* flag -> fd of this process's own namespace, to re
 
 
 class _Run:
-    """A program in new mount, IPC and PID namespaces with private tmpfs, made by entering the namespaces,
-    forking the namespace's init, and returning to this process's own. The init (root, pid 1) forks the
-    program, reaps orphans, reports the program's wait status on `report` and exits when it does: killing
-    the init ends every process of the run, and the namespaces, the tmpfs and every SysV and POSIX IPC object
-    go with the last of them. (Not the program as pid 1: the kernel would shield it from its own signals.)"""
+    """A program in new mount, IPC and PID namespaces with private tmpfs. This process enters the namespaces,
+    forks their init (pid 1: it only reaps orphans) and the program (pid 2, so the kernel does not shield it
+    from its own signals as it would pid 1), and returns to its own. Killing the init ends every process of
+    the run; the namespaces, the tmpfs and every SysV and POSIX IPC object go with the last of them."""
 
     def __init__(self, request, fds):
         self.stdout_fd, self.stderr_fd = os.memfd_create("stdout"), os.memfd_create("stderr")
-        self.report, report_w = os.pipe()
-        self.pid, self.pidfd = -1, -1
+        self.init = self.pid = self.pidfd = -1
         try:
             _enter_run_namespaces()
+            self.init = os.fork()
+            if self.init == 0:
+                _reap_forever()
             self.pid = os.fork()
             if self.pid == 0:
-                _init(request, fds, self.stdout_fd, self.stderr_fd, report_w)
+                _child("/tmp/run", self.stdout_fd, self.stderr_fd, request, fds)
         except OSError as exc:
             os.write(self.stderr_fd, f"sandbox: setup failed: {exc}\n".encode())
         finally:
             _leave_run_namespaces()
-            for fd in (*fds, report_w):
+            for fd in fds:
                 os.close(fd)
         if self.pid > 0:
             self.pidfd = os.pidfd_open(self.pid)
 
+    def kill(self):
+        """SIGKILL the program, and the init: the kernel then kills every other process of the namespace."""
+        for pid in (self.pid, self.init):
+            if pid > 0:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
 
-def _init(request, fds, stdout_fd, stderr_fd, report):
-    """pid 1 of a run's namespaces: its own /proc, then the program; reap until the program ends, report its
-    wait status, exit (the kernel then ends whatever the program left). Never returns."""
+    def status(self):
+        """The program's wait status (it is dead or dying). Reap it first: the init's exit waits until every
+        pid of its namespace is released."""
+        if self.pid <= 0:
+            return 125 << 8
+        os.close(self.pidfd)
+        status, self.pid = _wait_status(self.pid), -1
+        return status
+
+    def reap(self):
+        """Once every process of the run is gone (and with the last, its namespaces and tmpfs)."""
+        self.status()
+        if self.init > 0:
+            _wait_status(self.init)
+            self.init = -1
+
+
+def _reap_forever():
+    """The init of a run's PID namespace. Never returns."""
     try:
         CTL.detach()
-        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)  # shows only the run's processes
-        program = os.fork()
-        if program == 0:
-            os.close(report)
-            _child("/tmp/run", stdout_fd, stderr_fd, request, fds)
-        _place_fds([report], 3)  # nothing else of the zygote's stays open here
-        os.closerange(0, 3)
+        os.closerange(0, 65536)
         while True:
-            pid, status = os.waitpid(-1, 0)
-            if pid == program:
-                os.write(3, struct.pack(">i", status))
-                os._exit(0)
-    except BaseException as exc:
-        try:
-            os.write(stderr_fd, f"sandbox: setup failed: {exc}\n".encode())
-        finally:
-            os._exit(125)
+            try:
+                os.waitpid(-1, 0)
+            except ChildProcessError:
+                signal.pause()
+    finally:
+        os._exit(0)
 
 
 def _enter_run_namespaces():
@@ -327,31 +346,15 @@ def _run_in_namespaces(request, fds):
     oom_before = _oom_kills()
     start = time.monotonic()
     run = _Run(request, fds)
-    killed = _wait(run.pidfd, lambda: os.kill(run.pid, signal.SIGKILL), timeout_s, memory_mb) if run.pid > 0 else None
+    killed = _wait(run.pidfd, run.kill, timeout_s, memory_mb) if run.pid > 0 else None
     duration = time.monotonic() - start
-    heavy = run.pid > 0 and _tmpfs_in_use(run.pid)
-    if killed:
-        try:
-            os.kill(run.pid, signal.SIGKILL)  # the namespace's init: the kernel ends the rest
-        except OSError:
-            pass
-    if killed == "finished" and not heavy:  # the caller ended it: no status to wait for; reply, then reap
-        return _reply(None, run.stdout_fd, run.stderr_fd, duration, killed, oom_before), lambda: _ended(run)
-    # Its exit tears down its namespaces and tmpfs: waited for here, so they never weigh on the next run.
-    status = _ended(run)
+    heavy = run.init > 0 and _tmpfs_in_use(run.init)
+    run.kill()  # and with it the daemons and children the program left: none runs after the reply
+    if killed == "finished" and not heavy:  # the caller ended it: reply now, reap while it reads the reply
+        return _reply(None, run.stdout_fd, run.stderr_fd, duration, killed, oom_before), run.reap
+    status = run.status()
+    run.reap()  # every process gone, its tmpfs freed: within this run's time, never the next one's
     return _reply(status, run.stdout_fd, run.stderr_fd, duration, killed, oom_before), None
-
-
-def _ended(run):
-    """The program's wait status (as its init reported it), once every process of the run is gone."""
-    if run.pid <= 0:
-        os.close(run.report)
-        return 125 << 8
-    os.close(run.pidfd)
-    init_status = _wait_status(run.pid)
-    data = read_exact(run.report, 4)
-    os.close(run.report)
-    return struct.unpack(">i", data)[0] if data else init_status  # no report: the init itself was killed
 
 
 # --- a run on a shared file system or pid namespace ----------------------------------------------
