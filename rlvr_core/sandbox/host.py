@@ -29,9 +29,11 @@ UNSHARE_PATHS = ("/usr/bin/unshare", "/bin/unshare")
 
 
 def _zygote_source() -> str:
-    """One script: the codec and the child-side harness first (the zygote's children call them), then the zygote.
-    Their imports of each other are dropped: concatenated, the names are already defined."""
-    texts = ((Path(__file__).parent / name).read_text() for name in ("codec.py", "harness.py", "zygote.py"))
+    """One script: the codec, the child-side harness, the scrub and the mounts first (the zygote and its
+    children call them), then the zygote. Their imports of each other are dropped: concatenated, the names
+    are defined."""
+    names = ("codec.py", "harness.py", "scrub.py", "mounts.py", "zygote.py")
+    texts = ((Path(__file__).parent / name).read_text() for name in names)
     return "\n".join(line for text in texts for line in text.splitlines() if not line.startswith("from rlvr_core."))
 
 

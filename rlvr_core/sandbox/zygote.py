@@ -1,6 +1,6 @@
 """The long-lived process that forks one contained run per program.
 
-Runs as `python -S -I -c <codec.py + harness.py + this source> <config json>`,
+Runs as `python -S -I -c <codec.py + harness.py + scrub.py + mounts.py + this source> <config json>`,
 as root inside the sandbox's namespaces when the host allows them (see
 `runner.py` for the modes). Standard library only; read as text by
 `sandbox/host.py`, never imported by the parent (it acts on import).
@@ -52,7 +52,6 @@ import resource
 import select
 import signal
 import socket
-import stat
 import struct
 import sys
 import tempfile
@@ -102,58 +101,6 @@ def _oom_score_adj(value):
         return True
     except OSError:
         return False
-
-# --- the file-system view (host mode in fresh namespaces; bwrap builds its own) -----------------
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
-PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
-
-
-def _mount(source, target, fstype, flags, data=None):
-    enc = lambda s: None if s is None else s.encode()  # noqa: E731
-    if LIBC.mount(enc(source), enc(target), enc(fstype), flags, enc(data)) != 0:
-        raise OSError(ctypes.get_errno(), f"mount {target}: {os.strerror(ctypes.get_errno())}")
-
-
-def _enter_view(view):
-    """Build a root of read-only binds and private tmpfs from `view`, pivot into it, drop the host's.
-
-    Same view as the bwrap arguments (`host.view`): [kind, source, target]
-    with kind ro-bind, dev-bind, symlink, tmpfs or devfs (source: size in bytes), proc, dir.
-    """
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    base = "/sys"  # never part of the view, so it can hold the new root while it is built
-    _mount("tmpfs", base, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
-    for kind, source, target in view:
-        path = base + target
-        os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
-        if kind == "symlink":
-            os.symlink(source, path)
-        elif kind in ("ro-bind", "dev-bind"):
-            if os.path.isdir(source):
-                os.makedirs(path, mode=0o755, exist_ok=True)
-            else:
-                open(path, "a").close()
-            _mount(source, path, None, MS_BIND | MS_REC)
-            extra = 0 if kind == "dev-bind" else MS_RDONLY | MS_NODEV
-            _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_NOSUID | extra)
-        elif kind in ("tmpfs", "devfs"):  # devfs: the root-owned /dev that holds the bound device nodes
-            os.makedirs(path, mode=0o755, exist_ok=True)
-            mode, flags = ("1777", MS_NOSUID | MS_NODEV) if kind == "tmpfs" else ("0755", MS_NOSUID)
-            _mount("tmpfs", path, "tmpfs", flags, f"size={source},mode={mode}")
-        elif kind == "proc":
-            os.makedirs(path, mode=0o755, exist_ok=True)
-            _mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-        elif kind == "dir":
-            os.makedirs(path, mode=0o755, exist_ok=True)
-    os.makedirs(base + "/.old", mode=0o700)
-    if LIBC.syscall(PIVOT_ROOT[os.uname().machine], base.encode(), (base + "/.old").encode()) != 0:
-        raise OSError(ctypes.get_errno(), "pivot_root failed")
-    os.chdir("/")
-    if LIBC.umount2(b"/.old", 2) != 0:  # MNT_DETACH: the host's tree is gone from this namespace
-        raise OSError(ctypes.get_errno(), "umount of the old root failed")
-    os.rmdir("/.old")
-    _mount(None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
-
 
 def _recv_request():
     """One control frame and the descriptors sent with it; (None, []) when the parent is gone."""
@@ -305,29 +252,6 @@ def _reap_forever():
         os._exit(0)
 
 
-def _enter_run_namespaces():
-    """New mount, IPC and PID (for the next child) namespaces, with size- and inode-capped tmpfs on /tmp and
-    /dev/shm and the run's folder in /tmp."""
-    if not OWN_NAMESPACES:
-        for flag, name in ((CLONE_NEWNS, "mnt"), (CLONE_NEWIPC, "ipc"), (CLONE_NEWPID, "pid")):
-            OWN_NAMESPACES[flag] = os.open(f"/proc/self/ns/{name}", os.O_RDONLY | os.O_CLOEXEC)
-    if LIBC.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID) != 0:
-        raise OSError(ctypes.get_errno(), "unshare failed")
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    for top in ("/tmp", "/dev/shm"):
-        _mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, TMPFS)
-    os.mkdir("/tmp/run", 0o700)
-    if UID >= 0:
-        os.chown("/tmp/run", UID, UID)
-
-
-def _leave_run_namespaces():
-    for flag, fd in OWN_NAMESPACES.items():
-        if LIBC.setns(fd, flag) != 0:
-            raise OSError(ctypes.get_errno(), "setns back to the zygote's own namespaces failed")
-    os.chdir("/tmp")
-
-
 def _tmpfs_in_use(pid):
     """Whether the run left more than a little in its private /tmp or /dev/shm (seen through its program)."""
     for top in ("/tmp", "/dev/shm"):
@@ -435,87 +359,15 @@ def _wait_status(pid):
     return os.waitpid(pid, 0)[1]
 
 
-def _remove_tree(parent_fd, name, deadline):
-    """Remove the directory `name` (relative to `parent_fd`) and everything in it, without following links
-    and without recursion: one open directory at a time, going back up by "..". False if time ran out."""
-    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
-    names, current = [name], os.open(name, flags, dir_fd=parent_fd)
-    try:
-        while names:
-            if time.monotonic() > deadline:
-                return False
-            child = None
-            with os.scandir(current) as entries:
-                for count, entry in enumerate(entries):
-                    if entry.is_dir(follow_symlinks=False):
-                        child = entry.name
-                        break
-                    try:
-                        os.unlink(entry.name, dir_fd=current)
-                    except FileNotFoundError:
-                        pass
-                    if count % 1024 == 1023 and time.monotonic() > deadline:
-                        return False
-            if child is not None:
-                descended = os.open(child, flags, dir_fd=current)
-                os.close(current)
-                current = descended
-                names.append(child)
-                continue
-            up = os.open("..", flags, dir_fd=current)
-            os.close(current)
-            current = up
-            os.rmdir(names.pop(), dir_fd=current)
-        return True
-    finally:
-        os.close(current)
-
-
-def _scrub(top, everything, deadline):
-    """Remove what the sandbox left in `top`: every entry (its own tmpfs) or those the sandbox uid owns."""
-    try:
-        top_fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    try:
-        with os.scandir(top_fd) as entries:
-            names = [e.name for e in entries]
-        for name in names:
-            if time.monotonic() > deadline:
-                return
-            try:
-                st = os.lstat(name, dir_fd=top_fd)
-                if not everything and st.st_uid != UID:
-                    continue
-                if stat.S_ISDIR(st.st_mode):
-                    _remove_tree(top_fd, name, deadline)
-                else:
-                    os.unlink(name, dir_fd=top_fd)
-            except OSError:
-                pass  # gone meanwhile, or not ours to remove
-    finally:
-        os.close(top_fd)
-
-
 def _clean_up(run_dir):
-    """What a run on a shared file system or pid namespace leaves: its files and SysV IPC objects. Bounded in
-    time and never raises: a run that planted more than the budget allows is scrubbed after the next one."""
-    deadline = time.monotonic() + SCRUB_BUDGET_S
-    try:
-        parent, name = os.path.split(run_dir)
-        parent_fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            _remove_tree(parent_fd, name, deadline)
-        finally:
-            os.close(parent_fd)
-    except OSError:
-        pass
+    """What a run on a shared file system or pid namespace leaves: its files (`scrub.py`) and SysV IPC
+    objects. Never raises: the zygote outlives whatever a program left behind."""
     try:
         if PID_NS or UID >= 0:
             _scrub_ipc()
-        for top in ("/tmp", "/dev/shm") if PRIVATE_TMP else SCRUB_DIRS:
-            _scrub(top, PRIVATE_TMP, deadline)
-    except Exception as exc:  # noqa: BLE001 - the zygote must outlive whatever a program left behind
+        scrub_run(run_dir, ("/tmp", "/dev/shm") if PRIVATE_TMP else SCRUB_DIRS, None if PRIVATE_TMP else UID,
+                  SCRUB_BUDGET_S)
+    except Exception as exc:  # noqa: BLE001
         os.write(2, f"sandbox: clean-up stopped: {type(exc).__name__}: {exc}\n".encode())
 
 

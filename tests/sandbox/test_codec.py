@@ -158,3 +158,4 @@ def test_the_zygote_source_holds_the_codec_without_importing_the_package() -> No
     source = host._zygote_source()
     assert "class Encoder" in source and "class Decoder" in source and "from rlvr_core" not in source
     compile(source, "<zygote>", "exec")
+
