@@ -410,3 +410,17 @@ def test_a_program_that_mutates_an_argument_changes_only_that_argument(sandbox) 
     program = "def f(xs):\n    xs.clear()\n    return 0\n"
     tests = ("xs = [1, 2]\nys = [1, 2]\nassert f(xs) == 0 and xs == [] and ys == [1, 2]",)
     assert verdict(sandbox, program, tests, entry="f").status == "passed"
+
+
+@pytest.mark.parametrize("test", [
+    "xs = []\nassert xs and f(xs)",
+    "xs = []\nassert f(xs) if xs else xs",
+    "xs = []\nassert len(xs) > 0 < f(xs)",
+    "xs = []\nassert all(g() for g in (lambda: xs, lambda: f(xs))) or xs",
+    "xs = []\nassert not any(g() for g in (lambda: [1], lambda: f(xs))) or xs",
+], ids=["and", "if", "chain", "all", "any"])
+def test_a_call_python_would_have_skipped_cannot_change_what_the_test_decides(sandbox, test: str) -> None:
+    """Eager branches make every call; one Python would not have made must not write its changed argument
+    back (here it would turn a falsy list truthy after the decision)."""
+    program = "def f(xs):\n    xs.append(1)\n    return True\n"
+    assert verdict(sandbox, program, (test,), entry="f").status == "failed"

@@ -7,7 +7,7 @@ import ast
 import pytest
 
 from rlvr_core.verifiers.code.calls import write_back
-from rlvr_core.verifiers.code.eager import Failed, compile_test, runtime
+from rlvr_core.verifiers.code.eager import Failed, Speculation, compile_test, runtime
 from rlvr_core.verifiers.code.grader import plan_tests
 from rlvr_core.verifiers.code.reference import trusted_parts
 
@@ -72,7 +72,7 @@ def run(source: str, names: dict) -> list:
             raise ValueError(x)
         return x
 
-    env = {"__builtins__": __builtins__, **runtime(), "f": f, **names}
+    env = {"__builtins__": __builtins__, **runtime(Speculation()), "f": f, **names}
     exec(compile_test(ast.parse(source)), env)  # noqa: S102 - the test's own string
     return calls
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from rlvr_core.sandbox.channel import Session
 from rlvr_core.sandbox.codec import BadWire, Decoder, Encoder, NotPlainData
+from rlvr_core.verifiers.code.eager import Speculation
 
 
 class ProgramError(Exception):
@@ -46,11 +47,13 @@ def _program_error_type(name: str) -> type[ProgramError]:
 
 class Connection:
     """Calls to one served program. `trusted_class(name)` gives the class a record of that name is rebuilt as
-    (only classes of the dataset's own code), or None."""
+    (only classes of the dataset's own code), or None. While `speculation` is active (an operand Python would
+    have skipped, `eager.py`), calls are made but change no argument of the test's."""
 
     def __init__(self, session: Session, trusted_class: Callable[[str], type | None]) -> None:
         self.session = session
         self.trusted_class = trusted_class
+        self.speculation = Speculation()
         self.made: dict = {}  # record classes made for this program's values (`Decoder.made`)
 
     def call(self, name: str, args: tuple, kwargs: dict[str, Any]) -> Any:
@@ -69,7 +72,7 @@ class Connection:
         if "value" not in reply:
             raise BadValue("the reply holds no value")
         value = self._decode(reply["value"])
-        if "after" in reply:
+        if "after" in reply and not self.speculation.active:
             after = self._decode(reply["after"])
             if type(after) is not list or len(after) != 2 or type(after[0]) is not list or type(after[1]) is not dict \
                     or len(after[0]) != len(args) or set(after[1]) != set(kwargs):

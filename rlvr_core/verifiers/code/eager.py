@@ -4,22 +4,23 @@ Why: the program sees every call it is asked to answer. If `assert f(1) == 2
 and f(2) == 3` asked for `f(2)` only when `f(1) == 2` held, the arrival of
 that request would tell the program its first answer was right, and a
 program that can pass a note to a later run (a file, a counter) could learn
-the expected values across samples. So here `and`, `or`, `x if c else y` and
-every comparison evaluate all their operands first, then combine them with
-Python's own short-circuit rules on the values; `all()` and `any()` consume
-their whole argument; an assert's message is dropped (it ran only on
-failure). The program's calls then come in the same order whatever it
-answers. What stays conditional: the filter of a comprehension, and the rest
-of a test after an exception.
+the expected values across samples. So here `and`, `or`, `x if c else y`,
+every comparison, `all()` and `any()` evaluate all their operands, always in
+the same order; an assert's message is dropped (it ran only on failure). The
+program's calls then come in the same order whatever it answers. What stays
+conditional: the filter of a comprehension, and the rest of a test after an
+exception.
 
-The result a test computes is the one Python would: an operand that would
-not have run is evaluated anyway, but its value (or exception) is discarded.
+The result is the one Python would compute: each decision (the truth of an
+`and` operand, of a comparison) is taken at the moment Python takes it, and
+an operand Python would not have reached is evaluated speculatively: its
+value and exception are discarded, and its calls do not write changed
+arguments back (`Speculation`), so it cannot alter what the test decides.
 """
 
 from __future__ import annotations
 
 import ast
-import builtins
 import operator
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -40,67 +41,88 @@ class Failed(Exception):
     """An assert evaluated to a false value."""
 
 
-class _Outcome:
-    """The value an operand gave, or the exception it raised, kept until it is known whether it counts."""
+class Speculation:
+    """Whether the test is evaluating an operand Python would have skipped (the grader's calls then leave the
+    test's objects as they are)."""
 
-    __slots__ = ("value", "error")
+    def __init__(self) -> None:
+        self.depth = 0
 
-    def __init__(self, thunk: Callable[[], Any]) -> None:
-        self.value, self.error = None, None
+    @property
+    def active(self) -> bool:
+        return self.depth > 0
+
+    def __enter__(self) -> "Speculation":
+        self.depth += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.depth -= 1
+
+
+def _speculatively(speculation: Speculation, thunk: Callable[[], Any]) -> None:
+    with speculation:
         try:
-            self.value = thunk()
-        except Exception as exc:  # noqa: BLE001 - re-raised if this operand turns out to be reached
-            self.error = exc
-
-    def get(self) -> Any:
-        if self.error is not None:
-            raise self.error
-        return self.value
+            thunk()
+        except Exception:  # noqa: BLE001, S110 - an operand Python would not have reached: its outcome is not used
+            pass
 
 
-def _check(value: Any) -> None:
-    if not value:
-        raise Failed
-
-
-def _bool(kind: str, *thunks: Callable[[], Any]) -> Any:
-    outcomes = [_Outcome(t) for t in thunks]
-    for outcome in outcomes[:-1]:
-        value = outcome.get()
-        if (not value) if kind == "and" else bool(value):
-            return value
-    return outcomes[-1].get()
-
-
-def _if(test: Callable[[], Any], body: Callable[[], Any], orelse: Callable[[], Any]) -> Any:
-    outcomes = [_Outcome(t) for t in (test, body, orelse)]
-    return outcomes[1].get() if outcomes[0].get() else outcomes[2].get()
-
-
-def _compare(thunks: tuple[Callable[[], Any], ...], ops: tuple[str, ...]) -> Any:
-    outcomes = [_Outcome(t) for t in thunks]
-    left = outcomes[0].get()
-    result: Any = True
-    for op, outcome in zip(ops, outcomes[1:]):
-        right = outcome.get()
-        result = _COMPARISONS[op](left, right)
-        if not result:
-            return result
-        left = right
-    return result
-
-
-def _all(iterable: Iterable[Any]) -> bool:
-    return builtins.all(list(iterable))
-
-
-def _any(iterable: Iterable[Any]) -> bool:
-    return builtins.any(list(iterable))
-
-
-def runtime() -> dict[str, Any]:
+def runtime(speculation: Speculation) -> dict[str, Any]:
     """The names a compiled test calls (and eager `all`/`any`), to put in its globals."""
-    return {CHECK: _check, BOOL: _bool, IF: _if, COMPARE: _compare, "all": _all, "any": _any}
+
+    def check(value: Any) -> None:
+        if not value:
+            raise Failed
+
+    def boolean(kind: str, *thunks: Callable[[], Any]) -> Any:
+        result, decided = None, False
+        for thunk in thunks:
+            if decided:
+                _speculatively(speculation, thunk)
+                continue
+            result = thunk()
+            decided = (not result) if kind == "and" else bool(result)
+        return result
+
+    def conditional(test: Callable[[], Any], body: Callable[[], Any], orelse: Callable[[], Any]) -> Any:
+        taken = bool(test())
+        if taken:
+            value = body()
+            _speculatively(speculation, orelse)
+            return value
+        _speculatively(speculation, body)
+        return orelse()
+
+    def compare(thunks: tuple[Callable[[], Any], ...], ops: tuple[str, ...]) -> Any:
+        left, result = thunks[0](), True
+        for index, (op, thunk) in enumerate(zip(ops, thunks[1:])):
+            right = thunk()
+            result = _COMPARISONS[op](left, right)
+            if not result:
+                for rest in thunks[index + 2:]:
+                    _speculatively(speculation, rest)
+                return result
+            left = right
+        return result
+
+    def consume(iterable: Iterable[Any], stop_at: bool) -> bool:
+        iterator, found = iter(iterable), False
+        while True:
+            try:
+                if found:
+                    with speculation:
+                        next(iterator)
+                    continue
+                found = bool(next(iterator)) is stop_at
+            except StopIteration:
+                return found
+            except Exception:  # noqa: BLE001
+                if not found:
+                    raise
+
+    return {CHECK: check, BOOL: boolean, IF: conditional, COMPARE: compare,
+            "all": lambda iterable: not consume(iterable, False), "any": lambda iterable: consume(iterable, True)}
 
 
 def _thunk(node: ast.expr) -> ast.Lambda:
@@ -129,16 +151,14 @@ class _Eager(ast.NodeTransformer):
         return _call(COMPARE, [thunks, ops], node)
 
 
+class _AssertsOnly(_Eager):
+    visit_BoolOp = visit_IfExp = visit_Compare = ast.NodeTransformer.generic_visit  # type: ignore[assignment]
+
+
 def compile_test(tree: ast.Module, name: str = "<test>") -> Any:
     """`tree` with its asserts as checks `python -O` cannot drop and its branches evaluated eagerly.
 
     A test with an assignment expression keeps its own branches (a thunk
     would give the name a scope of its own), its asserts still checked."""
-    if any(isinstance(n, ast.NamedExpr) for n in ast.walk(tree)):
-        class _AssertsOnly(_Eager):
-            visit_BoolOp = visit_IfExp = visit_Compare = ast.NodeTransformer.generic_visit  # type: ignore[assignment]
-
-        transformed = _AssertsOnly().visit(tree)
-    else:
-        transformed = _Eager().visit(tree)
-    return compile(ast.fix_missing_locations(transformed), name, "exec", dont_inherit=True, optimize=0)
+    walker = _AssertsOnly() if any(isinstance(n, ast.NamedExpr) for n in ast.walk(tree)) else _Eager()
+    return compile(ast.fix_missing_locations(walker.visit(tree)), name, "exec", dont_inherit=True, optimize=0)

@@ -51,7 +51,7 @@ from typing import Any, Literal
 from rlvr_core.sandbox.channel import Session, SessionEnded
 from rlvr_core.sandbox.runner import Sandbox
 from rlvr_core.verifiers.code.calls import BadValue, Connection, EntryFunction, ProgramError
-from rlvr_core.verifiers.code.eager import Failed, compile_test, runtime
+from rlvr_core.verifiers.code.eager import Failed, Speculation, compile_test, runtime
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
 # Standard-library names MBPP's tests use bare, as they could once the program had imported them: resolved
@@ -160,7 +160,8 @@ class SetupFailed(Exception):
 def test_globals(plan: TestPlan, conn: Connection | None) -> dict[str, Any]:
     """The namespace the tests run in: builtins, modules, stdlib names, the prelude, the entries, the setup
     (which may call the entries), then the entries again (an entry is the program's whatever the setup binds)."""
-    env: dict[str, Any] = {"__builtins__": builtins, "__name__": "__rlvr_tests__", **runtime()}
+    speculation = conn.speculation if conn is not None else Speculation()
+    env: dict[str, Any] = {"__builtins__": builtins, "__name__": "__rlvr_tests__", **runtime(speculation)}
     env.update({name: importlib.import_module(name) for name in plan.modules})
     env.update({name: getattr(importlib.import_module(STDLIB_NAMES[name]), name) for name in plan.stdlib_names})
     entries = {name: EntryFunction(conn, name) for name in plan.entries} if conn is not None else {}
