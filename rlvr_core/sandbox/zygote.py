@@ -213,10 +213,13 @@ class _Run:
             self.pidfd = os.pidfd_open(self.pid)
 
     def kill(self):
-        """SIGKILL the program, and the init: the kernel then kills every other process of the namespace."""
+        """SIGKILL the program, and the init (back at normal priority: its exit tears the run down): the kernel
+        then kills every other process of the namespace."""
         for pid in (self.pid, self.init):
             if pid > 0:
                 try:
+                    if pid == self.init:
+                        os.setpriority(os.PRIO_PROCESS, pid, 0)
                     os.kill(pid, signal.SIGKILL)
                 except OSError:
                     pass
@@ -239,8 +242,10 @@ class _Run:
 
 
 def _reap_forever():
-    """The init of a run's PID namespace. Never returns."""
+    """The init of a run's PID namespace, at the lowest priority: it only reaps orphans, and must not take
+    the CPU from the program it was made with. Never returns."""
     try:
+        os.nice(19)
         CTL.detach()
         os.closerange(0, 65536)
         while True:
