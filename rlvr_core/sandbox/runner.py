@@ -13,28 +13,32 @@ fast; `Sandbox.describe()` says which guarantees a run has (for run.json).
 docs/SECURITY.md lists the attack classes and the test of each.
 
 How a program runs (every mode). A long-lived zygote (`sandbox/zygote.py`,
-standard library only) forks one child per program, so a run costs a fork,
-not an interpreter start. The zygote never opens a path the program can
-name: output goes to memfds it holds; grading traffic goes straight to the
-caller; a run is never re-sent once the zygote may have received it. Each
-child: its own session; stdin /dev/null; a fresh working directory and
-TMPDIR; environment PATH and LANG only; rlimits on CPU time, address space
-(`memory_mb`), processes, file size (16 MB), open files (64), core dumps;
-as root, a uid of its own (a flock lease on 61000-65095 makes it unique on
-the machine) with no supplementary groups; no_new_privs; the seccomp filter
-of `sandbox/seccomp.py` (x86_64, aarch64: no new sockets, ptrace,
-process_vm_*, pidfds, io_uring, namespaces, mounts, keyrings, BPF, perf,
-modules); where a cgroup (v2, else v1) is writable, `memory_mb` and 32 tasks
-for its whole process tree, tmpfs pages included (the zygote lives in that
-cgroup too, so children are born inside it, with 16 MB and one task of its
-own on top); the zygote's oom_score_adj is -1000 (where the host allows it),
-the programs' 1000. Nothing carries from one run to the next: as root in
-namespaces (bwrap, or host with `unshare`) every run has new PID, IPC (SysV
-and POSIX) and mount namespaces of its own, with its own /proc and size- and
-inode-capped tmpfs on /tmp and /dev/shm, all gone with the run (torn down
-within the run's own time, or just after a run the caller ended). Without them, every process of the run is SIGKILLed and its
-files and SysV objects scrubbed before the reply (bounded in time,
-iterative), and seccomp refuses POSIX message queues.
+standard library only) forks each program, so a run costs a fork, not an
+interpreter start. The zygote never opens a path the program can name:
+output goes to memfds it holds; grading traffic goes straight to the caller;
+a run is never re-sent once the zygote may have received it. Each program:
+its own session; stdin /dev/null; a fresh working directory and TMPDIR;
+environment PATH and LANG only; rlimits on CPU time, address space
+(`memory_mb`), processes, file size (16 MB), open files (64), core dumps; as
+root, a uid of its own (a flock lease on 61000-65095 makes it unique on the
+machine) with no supplementary groups; no_new_privs; the seccomp filter of
+`sandbox/seccomp.py` (x86_64, aarch64: no new sockets, ptrace, process_vm_*,
+pidfds, io_uring, namespaces, mounts, keyrings, BPF, perf, modules, POSIX
+message queues); where a cgroup (v2, else v1) is writable, `memory_mb` and
+32 tasks for its whole process tree, tmpfs pages included (the zygote lives
+in that cgroup too, so runs are born inside it, with 16 MB and one task of
+its own on top); oom_score_adj 1000 for programs, -1000 for the zygote where
+the host allows it.
+
+Nothing carries from one run to the next. As root in namespaces (bwrap, or
+host with `unshare`) each run has new PID, IPC (SysV and POSIX) and mount
+namespaces: the zygote enters them, forks their init (pid 1, it only reaps
+orphans) and the program (pid 2) with its own /proc and size- and
+inode-capped tmpfs on /tmp and /dev/shm, and returns to its own. Killing the init ends the run; namespaces, tmpfs and IPC objects go
+with it, within the run's own time (a run the caller ends is answered first
+and reaped before the next request is read). Without namespaces every
+process of the run's uid is SIGKILLed and its files and SysV objects scrubbed
+before the reply (`sandbox/scrub.py`: iterative, within a time budget).
 
 Modes, picked once per `Sandbox` by a setting (the argument, else
 RLVR_SANDBOX, else "auto") and each checked by a probe program (uid, network
