@@ -116,6 +116,7 @@ class Session:
         eval_name = t.eval_dataset or cfg.data.train[0].name
         self.heldout = (load_problems(eval_name, t.eval_split, store=store, limit=t.eval_problems)
                         if t.eval_every else [])
+        self._record_sandbox([spec.name for spec in cfg.data.train] + ([eval_name] if t.eval_every else []))
         self.algorithm = get_algorithm(cfg.grpo.loss)
         self.step, self.heldout_history = 0, []
         policy_path, state = base_path, None
@@ -255,6 +256,16 @@ class Session:
                         "train": trained - verified, "sync": synced - trained, "total": synced - started},
         }
         return record
+
+    def _record_sandbox(self, datasets: list[str]) -> None:
+        """run.json "sandbox" and the log: the guarantees (and lacks) of the sandbox this run's code rewards use,
+        so a user knows what the run they started is protected against. Only when a dataset is graded by code."""
+        from rlvr_core import runs
+        from rlvr_core.data.registry import resolve
+        from rlvr_core.sandbox import sandbox_guarantees
+
+        if any(resolve(name).source.verifier == "code" for name in datasets):
+            runs.update_run_json(self.run_dir, sandbox=sandbox_guarantees())
 
     def _record_cluster(self) -> None:
         """traces/ray_cluster.json: which Ray cluster this run used (joined or its own) and its nodes, and the

@@ -37,8 +37,6 @@ class Session:
     deadline: float
     result: ExecResult | None = None
     _ended: str | None = field(default=None)
-    keep_result: bool = True  # False: do not wait for the zygote's reply (see `Sandbox.serve`)
-    exiting: bool = False  # the program said it ends by itself: no need to tell the zygote to finish it
 
     def receive(self) -> dict:
         """The next message from the program; raises SessionEnded when there is none in time."""
