@@ -233,3 +233,7 @@ class CheckpointConfig(Section):
 
     every_steps: int = Field(50, ge=1, le=MAX_STEPS, description="Publish a checkpoint every N optimizer steps (and at the end).")
     keep_last: int | None = Field(None, ge=1, le=100_000, description="Keep only the newest K checkpoints (None keeps all).")
+    keep_optimizer: Literal["latest", "all"] = Field(
+        "latest", description="Which checkpoints keep their training state (optimizer, RNG, data position, fp32 "
+                              "master weights), which resuming needs and which is ~6x the bf16 weights: only the "
+                              "newest (the one a resume continues from), or every one (to resume from any).")

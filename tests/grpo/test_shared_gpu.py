@@ -1,0 +1,55 @@
+"""The shared-gpu layout (`training.colocate: true` with vLLM): a trainer and a vLLM engine on one GPU, the
+engine asleep whenever it is not generating or taking weights, and nothing generated beside an update.
+
+vLLM's sleep mode frees GPU memory on CUDA only; on the CPU build the same calls pause and resume the engine,
+so what runs here is the real sequencing (real engine, real Ray actors), not the memory it frees.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from rlvr_core.grpo import train
+from rlvr_core.grpo.trace import read_trace
+
+if not (Path(sys.prefix) / "installed-from.lock").exists():
+    pytest.importorskip("vllm")
+
+SHARED = ("training.generation_backend=vllm", "training.colocate=true")
+
+
+def test_the_engine_sleeps_except_while_it_generates_or_takes_weights(tiny_model_dir):
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from rlvr_core.grpo.actors import RolloutWorker
+    from rlvr_core.grpo.weights import pack_weights
+
+    worker = RolloutWorker("vllm", str(tiny_model_dir), device="auto", dtype="float32", seed=0, torch_threads=None,
+                           options={"sleep_mode": True, "max_model_len": 512, "cpu_kv_cache_gib": 0.25}, sleeps=True)
+    try:
+        assert worker.asleep(), "a new engine sleeps until asked for work"
+        out = worker.generate(["What is 1 + 2?\n"], {"max_new_tokens": 4, "n": 2, "seed": 0})
+        assert len(out) == 2 and worker.asleep()
+        model = AutoModelForCausalLM.from_pretrained(tiny_model_dir, dtype=torch.float32)
+        assert worker.load_weights(pack_weights(model), 7) == 7 and worker.asleep()
+    finally:
+        worker.backend.close()
+
+
+@pytest.mark.slow
+def test_a_shared_gpu_run_never_generates_beside_an_update(ray_cluster, tiny_config, tmp_path):
+    """With max_staleness 1 the split layout generates the next batch while the trainer steps (samples one
+    version old); sharing a GPU it must not, so every sample is fresh and the sync check still holds."""
+    config = tiny_config(*SHARED, "training.max_staleness=1", "training.sync_every=1", "training.max_steps=4",
+                         "training.verify_sync_logprobs=true")
+    assert config.training.shares_gpu and not config.training.colocated
+    result = train(config, run_dir=tmp_path / "run")
+    steps = read_trace(result.run_dir)
+    assert [s["step"] for s in steps] == [1, 2, 3, 4]
+    assert all(set(s["staleness"]) == {"0"} for s in steps), [s["staleness"] for s in steps]
+    assert all(s["sync_logprob_gap"] is not None and s["sync_logprob_gap"] < 1e-3 for s in steps)
+    assert (result.run_dir / "device_plan.json").is_file()
