@@ -22,6 +22,10 @@ from rlvr_core.devices.plan import Device, DevicePlan
 CPU_SLOT = None
 
 
+class QueueClosed(RuntimeError):
+    """The run stopped (training failed, the flow was cancelled) while an evaluation waited for a device."""
+
+
 class DeviceQueue:
     def __init__(self, plan: DevicePlan) -> None:
         self.plan = plan
@@ -29,6 +33,7 @@ class DeviceQueue:
         self._line: list[str] = []
         self._held: dict[str, Device | None] = {}
         self.training = bool(plan.training_devices)
+        self.closed = False
         self._changed = threading.Condition()
 
     @property
@@ -67,6 +72,12 @@ class DeviceQueue:
                 self._free = sorted([*self._free, *self.plan.training_devices], key=_order)
                 self._changed.notify_all()
 
+    def close(self) -> None:
+        """Stop handing out devices: every waiting `acquire` raises QueueClosed."""
+        with self._changed:
+            self.closed = True
+            self._changed.notify_all()
+
     def waiting(self) -> list[str]:
         with self._changed:
             return list(self._line)
@@ -86,6 +97,9 @@ class DeviceQueue:
         told = False
         with self._changed:
             while True:
+                if self.closed:
+                    self._line.remove(label)
+                    raise QueueClosed(f"{label} never got a device: the run stopped while it waited")
                 ok, device = self.take(label)
                 if ok:
                     return device

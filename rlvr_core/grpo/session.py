@@ -16,6 +16,7 @@ refused if the folder already holds checkpoints (that run must be resumed).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -54,6 +55,7 @@ class Session:
         self.trace: TraceWriter | None = None
         self.summaries: BackgroundSummaries | None = None
         self.events: list[str] = []  # driver events (resume, restart), shown with the rollout pool's in RESULTS.md
+        self.held = contextlib.ExitStack()  # the GPU locks of a local device plan, held while the run lasts
 
     # -- setup / teardown -------------------------------------------------------------------------------------
     def __enter__(self) -> "Session":
@@ -96,6 +98,7 @@ class Session:
             import ray
 
             ray.shutdown()
+        self.held.close()
 
     def _setup(self) -> None:
         from rlvr_core.checkpoints import list_checkpoints, load_training_state
@@ -189,6 +192,10 @@ class Session:
             plan = plan_devices(self.config, topology.discover(address))
             plan.save(self.run_dir)
         plan.apply_to_environment(os.environ)
+        if plan.cuda_visible_devices() is not None:  # no Ray: other runs' evaluations must keep off these GPUs
+            from rlvr_core.placement import hold_gpus
+
+            self.held.enter_context(hold_gpus([d.gpu for d in plan.training_devices]))
         log.info("%s", render_plan(plan))
         return plan
 

@@ -56,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     from rlvr_core.grpo.loop import train
     from rlvr_core.grpo.session import ResumeError
     from rlvr_core.paths import UnsharedFolderError
+    from rlvr_core.placement import GpuBusyError
 
     try:
         if args.resume is not None:
@@ -96,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
                        resume=args.resume is not None, step_hooks=[on_step])
     # The run folder or the machines, not the code: one message with the fix, like a bad config, before any model
     # loads (the device plan refuses a config its GPUs cannot run).
-    except (ResumeError, CorruptJsonlError, DevicePlanError, UnsharedFolderError, RayTempDirError) as err:
+    except (ResumeError, CorruptJsonlError, DevicePlanError, UnsharedFolderError, RayTempDirError,
+            GpuBusyError) as err:
         print(f"rlvr train: {err}", file=sys.stderr)
         return 2
     finally:
