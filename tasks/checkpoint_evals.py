@@ -85,7 +85,6 @@ class ConcurrentEvals:
                                        initializer=background_thread)
         self.futures: dict[str, Future[Any]] = {}
         self.seconds: dict[str, float] = {}     # label -> wall time of that evaluation, waiting excluded
-        self.waited: dict[str, float] = {}      # label -> time it waited for a device
 
     def submit(self, label: str, *args: Any, **kwargs: Any) -> None:
         context = contextvars.copy_context()  # the flow run's context: its task runs are this run's
@@ -99,10 +98,8 @@ class ConcurrentEvals:
             get_run_logger().info("%s is waiting for a device: %s (queued: %s)", label, reason,
                                   ", ".join(self.devices.waiting()))
 
-        queued = time.perf_counter()
         with self.devices.device(label, on_wait=waiting) as device:
             started = time.perf_counter()
-            self.waited[label] = started - queued
             where = None if device is None else {"gpu": device.gpu, "node_id": self.devices.plan.node_id(device)}
             try:
                 return self.evaluate(label, *args, device=where, **kwargs)
