@@ -132,18 +132,13 @@ def from_ray() -> Topology:
 
 def discover(ray_address: str | None) -> Topology:
     """`from_ray()` when this process is (or, with `ray_address`, gets) connected to a Ray cluster, else `local()`."""
-    import importlib.util
+    import sys
 
-    if ray_address or (importlib.util.find_spec("ray") and _ray_connected()):
+    ray = sys.modules.get("ray")  # not imported: not connected either
+    if ray_address or (ray is not None and ray.is_initialized()):
         import ray
 
         if not ray.is_initialized():
             ray.init(address=ray_address, log_to_driver=False)
         return from_ray()
     return local()
-
-
-def _ray_connected() -> bool:
-    import ray
-
-    return ray.is_initialized()

@@ -188,8 +188,11 @@ class Session:
                            f"(usable: {sorted(usable)}); planning again")
                 plan = None
         if plan is None:
-            address = t.ray_address or os.environ.get("RAY_ADDRESS") or os.environ.get("RLVR_RAY_ADDRESS")
-            plan = plan_devices(self.config, topology.discover(address))
+            if t.ray_address or os.environ.get("RAY_ADDRESS") or os.environ.get("RLVR_RAY_ADDRESS"):
+                from rlvr_core.grpo.cluster import connect_ray
+
+                connect_ray(t.ray_address)  # join now (its workers' logs reach this process): its GPUs are the plan's
+            plan = plan_devices(self.config, topology.discover(None))
             plan.save(self.run_dir)
         plan.apply_to_environment(os.environ)
         if plan.cuda_visible_devices() is not None:  # no Ray: other runs' evaluations must keep off these GPUs

@@ -53,3 +53,22 @@ def test_a_shared_gpu_run_never_generates_beside_an_update(ray_cluster, tiny_con
     assert all(set(s["staleness"]) == {"0"} for s in steps), [s["staleness"] for s in steps]
     assert all(s["sync_logprob_gap"] is not None and s["sync_logprob_gap"] < 1e-3 for s in steps)
     assert (result.run_dir / "device_plan.json").is_file()
+
+
+def test_the_trainer_refuses_a_gpu_count_it_cannot_run_before_any_model_loads(tmp_path):
+    """gsm8k needs a trainer GPU and a rollout GPU; with none visible the CLI stops at once, naming the fix."""
+    import json
+    import os
+    import subprocess
+
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "HF_HUB_OFFLINE": "1"}
+    env.pop("RAY_ADDRESS", None)
+    env.pop("RLVR_RAY_ADDRESS", None)
+    done = subprocess.run([sys.executable, "-m", "rlvr_core.grpo.train", "gsm8k", "training.max_steps=20",
+                           "--run-dir", str(tmp_path / "run"), "--no-progress"],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "training.device is 'cuda', but this node has no usable GPU" in done.stderr
+    assert "Fix:" in done.stderr
+    assert not any((tmp_path / "run" / "checkpoints").iterdir())
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["status"].startswith("failed: DevicePlanError")
