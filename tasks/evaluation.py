@@ -135,9 +135,10 @@ def _device(requested: str) -> Iterator[str]:
     for item in excluded:
         get_run_logger().warning("GPU %d excluded from placement: %s", item.index, item.reason)
     if gpus and not usable:
-        raise NoFreeGpuError(f"this node has {len(gpus)} GPU(s) and none is free ({'; '.join(e.reason for e in excluded)}"
-                             f"); an evaluation here would share a training GPU. Fix: run it when training ends, "
-                             f"on another node, or through a Ray cluster (RLVR_RAY_ADDRESS)")
+        reasons = "; ".join(e.reason for e in excluded)
+        raise NoFreeGpuError(f"this node has {len(gpus)} GPU(s) and none is free ({reasons}); an evaluation here "
+                             f"would share a training GPU. Fix: run it when training ends, on another node, or "
+                             f"through a Ray cluster (RLVR_RAY_ADDRESS)")
     with local_gpu_slot(usable) as index:
         if index is not None:
             os.environ.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")

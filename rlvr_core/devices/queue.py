@@ -48,7 +48,8 @@ class DeviceQueue:
             self._line.append(label)
 
     def take(self, label: str) -> tuple[bool, Device | None]:
-        """(True, device) when `label` is first in line and a device is free (it leaves the line); else (False, None)."""
+        """(True, device) when `label` is first in line and a device is free (it leaves the line);
+        else (False, None)."""
         with self._changed:
             if not self._line or self._line[0] != label or not self._free:
                 return False, None

@@ -5,7 +5,8 @@ from __future__ import annotations
 from rlvr_core.devices.plan import Device, DevicePlan
 
 LAYOUT_NAMES = {"cpu": "training on the CPU", "colocated": "colocated (one actor trains and generates)",
-                "shared-gpu": "shared GPU (trainer + sleeping vLLM engine)", "split": "split (trainer and rollout GPUs)"}
+                "shared-gpu": "shared GPU (trainer + sleeping vLLM engine)",
+                "split": "split (trainer and rollout GPUs)"}
 
 
 def render_plan(plan: DevicePlan) -> str:

@@ -21,23 +21,27 @@ if not (Path(sys.prefix) / "installed-from.lock").exists():
 SHARED = ("training.generation_backend=vllm", "training.colocate=true")
 
 
-def test_the_engine_sleeps_except_while_it_generates_or_takes_weights(tiny_model_dir):
+def test_the_engine_sleeps_except_while_it_generates_or_takes_weights(ray_cluster, tiny_model_dir):
+    """A rollout actor as the shared-gpu run starts it (in its own process: vLLM's CPU worker pins this
+    process's torch threads once an engine runs here)."""
+    import ray
     import torch
     from transformers import AutoModelForCausalLM
 
     from rlvr_core.grpo.actors import RolloutWorker
     from rlvr_core.grpo.weights import pack_weights
 
-    worker = RolloutWorker("vllm", str(tiny_model_dir), device="auto", dtype="float32", seed=0, torch_threads=None,
-                           options={"sleep_mode": True, "max_model_len": 512, "cpu_kv_cache_gib": 0.25}, sleeps=True)
+    worker = ray.remote(num_cpus=0.5)(RolloutWorker).remote(
+        "vllm", str(tiny_model_dir), device="auto", dtype="float32", seed=0, torch_threads=None,
+        options={"sleep_mode": True, "max_model_len": 512, "cpu_kv_cache_gib": 0.25}, sleeps=True)
     try:
-        assert worker.asleep(), "a new engine sleeps until asked for work"
-        out = worker.generate(["What is 1 + 2?\n"], {"max_new_tokens": 4, "n": 2, "seed": 0})
-        assert len(out) == 2 and worker.asleep()
+        assert ray.get(worker.asleep.remote(), timeout=600), "a new engine sleeps until asked for work"
+        out = ray.get(worker.generate.remote(["What is 1 + 2?\n"], {"max_new_tokens": 4, "n": 2, "seed": 0}))
+        assert len(out) == 2 and ray.get(worker.asleep.remote())
         model = AutoModelForCausalLM.from_pretrained(tiny_model_dir, dtype=torch.float32)
-        assert worker.load_weights(pack_weights(model), 7) == 7 and worker.asleep()
+        assert ray.get(worker.load_weights.remote(pack_weights(model), 7)) == 7 and ray.get(worker.asleep.remote())
     finally:
-        worker.backend.close()
+        ray.kill(worker)
 
 
 @pytest.mark.slow
