@@ -153,7 +153,8 @@ def _backend_options(backend: str, settings: EvalSettings, batch_size: int) -> d
         if settings.tensor_parallel_size != 1:
             raise ValueError("settings_override.tensor_parallel_size: the vllm backend runs on one GPU (TP=1); "
                              "TP>1 has given badly wrong scores. Fix: drop the override")
-        return {"max_model_len": settings.max_model_len, "gpu_memory_utilization": settings.gpu_memory_utilization}
+        return {"max_model_len": settings.max_model_len, "gpu_memory_utilization": settings.gpu_memory_utilization,
+                "batch_size": batch_size}  # the chunk of each durable write, and of each engine call
     return {}
 
 

@@ -152,3 +152,10 @@ def test_sigkill_mid_run_then_rerun_gives_identical_results_without_duplicates(
     resumed, fresh = (json.loads((d / "summary.json").read_text()) for d in (out, reference))
     assert resumed["metrics"] == fresh["metrics"]
     assert resumed["timing"]["generated_items"] == limit - generated_before  # finished work was not redone
+
+
+def test_the_vllm_engine_gets_the_evaluations_batch_size_which_is_also_its_write_chunk():
+    from rlvr_core.evaluation.runner import _backend_options
+    from rlvr_core.evaluation.settings import STANDARD
+
+    assert _backend_options("vllm", STANDARD, 256)["batch_size"] == 256
