@@ -166,6 +166,8 @@ class WebExtractEnv:
                                               timeout_s=timeout, memory_mb=self.limits.run_memory_mb,
                                               max_output_chars=self.limits.max_output_chars)
             entry.update(code=code, status=status)
+            if status == "timeout" and timeout < self.limits.run_timeout_s:
+                self.spent_s = self.limits.time_budget_s  # stopped by the budget, not by its own limit: all spent
         self.spent_s += time.monotonic() - started
         self.ledger.append(entry)
         return output

@@ -120,9 +120,9 @@ def match_value(answer: Any, gold: Any) -> tuple[float, str]:
     return match_text(answer, str(gold))
 
 
-def _matched(answer: list[Any], gold: list[Any], ordered: bool) -> int:
-    """How many answer items pair with gold items (at least normalised-equal), in order when `ordered`."""
-    good = [[match_value(a, g)[0] >= NORMALISED for g in gold] for a in answer]
+def _matched(answer: list[Any], gold: list[Any], ordered: bool, at_least: float = NORMALISED) -> int:
+    """How many answer items pair with gold items (scoring at least `at_least`), in order when `ordered`."""
+    good = [[match_value(a, g)[0] >= at_least for g in gold] for a in answer]
     if not ordered:
         free, count = set(range(len(gold))), 0
         for row in good:
@@ -141,11 +141,16 @@ def _matched(answer: list[Any], gold: list[Any], ordered: bool) -> int:
 def match_list(answer: Any, gold: list[Any], ordered: bool = True) -> tuple[float, str]:
     if not isinstance(answer, list):
         return 0.0, f"expected a list, got {type(answer).__name__}"
-    if len(answer) == len(gold):
+    if len(answer) == len(gold) and ordered:
         scores = [match_value(a, g)[0] for a, g in zip(answer, gold)]
         if all(s == 1.0 for s in scores):
             return 1.0, "exact"
         if all(s >= NORMALISED for s in scores):
+            return NORMALISED, "normalised"
+    if len(answer) == len(gold) and not ordered:
+        if _matched(answer, gold, False, 1.0) == len(gold):
+            return 1.0, "exact"
+        if _matched(answer, gold, False) == len(gold):
             return NORMALISED, "normalised"
     matched = _matched(answer, gold, ordered)
     if matched < len(answer):

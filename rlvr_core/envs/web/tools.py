@@ -8,8 +8,9 @@ function changes. The guarantees are the sandbox's (see
 environment, no network, a kill on timeout. The site-packages folders that
 hold bs4, lxml and html5lib are bound read-only so the program can import
 them. A `Sandbox` runs one program at a time, so this module keeps a pool of
-them (`SANDBOX_WORKERS`, default min(4, CPUs)): programs of different
-episodes run concurrently, at most that many at once. Tool outputs are
+them (`sandbox_workers()`, default min(4, CPUs)), each in a worker thread of
+its own: programs of different episodes run concurrently, at most that many
+at once. Tool outputs are
 capped at `max_output_chars` with a note saying how much was cut.
 
 `navigate` serves pages of the generated site only: a link is resolved
@@ -27,8 +28,11 @@ from __future__ import annotations
 import logging
 import os
 import posixpath
+import queue
 import re
 import threading
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
@@ -50,43 +54,48 @@ def sandbox_workers() -> int:
 
 
 class SandboxPool:
-    """Up to `size` sandboxes, started on demand and lent to one program at a time (thread-safe)."""
+    """Up to `size` sandboxes, each owned by a worker thread that lives as long as the process.
 
-    def __init__(self, size: int, make: Any) -> None:
+    `submit(job)` runs `job(sandbox)` on a free worker (starting one, up to `size`) and returns its result.
+    Every start and restart of a sandbox's zygote happens in its worker thread: bubblewrap's
+    --die-with-parent kills the zygote when the *thread* that started it exits, so a zygote started from a
+    short-lived thread (a step of `run_episodes`) would die under the next program.
+    """
+
+    def __init__(self, size: int, make: Callable[[], Any]) -> None:
         self.size, self._make = size, make
-        self._idle: list[Any] = []
-        self._started = 0
-        self._cond = threading.Condition()
-        self.peak = 0  # the most sandboxes lent at once
-        self._lent = 0
+        self._jobs: queue.SimpleQueue[tuple[Callable[[Any], Any], Future]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._workers = self._idle = self._running = 0
+        self.peak = 0  # the most jobs running at once
 
-    def acquire(self) -> Any:
-        with self._cond:
-            while not self._idle and self._started >= self.size:
-                self._cond.wait()
-            if self._idle:
-                box = self._idle.pop()
-            else:
-                self._started += 1
-                box = None
-            self._lent += 1
-            self.peak = max(self.peak, self._lent)
-        if box is None:
+    def submit(self, job: Callable[[Any], Any]) -> Any:
+        done: Future = Future()
+        with self._lock:
+            if self._idle == 0 and self._workers < self.size:
+                self._workers += 1
+                threading.Thread(target=self._serve, name=f"sandbox-{self._workers}", daemon=True).start()
+            self._idle -= 1 if self._idle else 0
+        self._jobs.put((job, done))
+        return done.result()
+
+    def _serve(self) -> None:
+        box: Any = None
+        while True:
+            job, done = self._jobs.get()
+            with self._lock:
+                self._running += 1
+                self.peak = max(self.peak, self._running)
             try:
-                box = self._make()
-            except BaseException:
-                with self._cond:
-                    self._started -= 1
-                    self._lent -= 1
-                    self._cond.notify()
-                raise
-        return box
-
-    def release(self, box: Any) -> None:
-        with self._cond:
-            self._idle.append(box)
-            self._lent -= 1
-            self._cond.notify()
+                if box is None:
+                    box = self._make()
+                done.set_result(job(box))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                done.set_exception(exc)
+            finally:
+                with self._lock:
+                    self._running -= 1
+                    self._idle += 1
 
 
 _POOL: tuple[int, SandboxPool] | None = None
@@ -130,12 +139,7 @@ def run_untrusted(program: str, *, timeout_s: float, memory_mb: int) -> Outcome:
     """Run `program` contained, with bs4, lxml and html5lib importable. The one adapter over the sandbox's API;
     never raises."""
     try:
-        pool = sandbox_pool()
-        box = pool.acquire()
-        try:
-            result = box.run(program, timeout_s=timeout_s, memory_mb=memory_mb)
-        finally:
-            pool.release(box)
+        result = sandbox_pool().submit(lambda box: box.run(program, timeout_s=timeout_s, memory_mb=memory_mb))
         return Outcome(result.status, result.stdout, result.stderr, result.detail)
     except Exception as exc:  # noqa: BLE001 - a tool never crashes the episode
         log.exception("run_python: the sandbox failed")

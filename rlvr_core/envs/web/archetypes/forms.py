@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from rlvr_core.envs.web import vocab
-from rlvr_core.envs.web.page import Rng, el, single_page, text
+from rlvr_core.envs.web.page import Rng, base_url, el, page, single_page, site, text
 from rlvr_core.envs.web.task import Archetype, Draft, Safety, register
 
 _FIELDS = (("first_name", "text"), ("last_name", "text"), ("email", "email"), ("phone", "tel"), ("postcode", "text"),
@@ -111,6 +111,7 @@ def form_action_method(rng: Rng, difficulty: str) -> Draft:
     headings = rng.sample(("Change address", "Update password", "Close ticket", "Request a callback", "Redeem voucher",
                            "Track a parcel"), 3)
     heading = rng.pick(headings)
+    here = f"/account/{rng.token(6)}.html"
     forms, expected = [], {}
     for h in headings:
         action = rng.pick((None, "", f"/account/{rng.token(5)}", f"https://api.example.com/v{rng.randint(1, 3)}/"
@@ -119,17 +120,18 @@ def form_action_method(rng: Rng, difficulty: str) -> Draft:
         forms.append(el("form", el("h3", text(h)) + el("input", type="text", name="value") + el("button", "Send"),
                         action=action, method=method))
         if h == heading:
-            expected = {"action": action or "/index.html", "method": (method or "get").upper()}
+            expected = {"action": action or here, "method": (method or "get").upper()}
     target = forms[headings.index(heading)]
     if difficulty != "easy":
         forms.insert(rng.randint(0, forms.index(target)), el("form", el("h3", text(heading)) + el("button", "Send"),
                                                              action=f"/old/{rng.token(5)}", method="post",
                                                              hide=rng.hide(difficulty)))
     query = (f'For the visible form headed "{heading}" (an h3 inside it), give an object with "action": its action '
-             'attribute as written, or "/index.html" (this page\'s path) when the attribute is missing or empty, and '
-             '"method": its method in upper case, "GET" when it has none.')
-    return Draft(single_page(rng, difficulty, "Account", "\n".join(forms)), query,
-                 {"heading": heading, "page": "/index.html"}, "object", expected, ("action", "method"))
+             'attribute as written, or the path of this page (PAGE_URL without the scheme and host) when the attribute '
+             'is missing or empty, and "method": its method in upper case, "GET" when it has none.')
+    pages = {here: page(rng, title="Account", main="\n".join(forms), difficulty=difficulty)}
+    return Draft(site(base_url(rng), here, pages), query, {"heading": heading, "page": here}, "object", expected,
+                 ("action", "method"))
 
 
 def label_input_mapping(rng: Rng, difficulty: str) -> Draft:

@@ -138,7 +138,9 @@ def text_parent(rng: Rng, difficulty: str) -> Draft:
     """Which element holds a given text directly (a NavigableString's parent), not a comment or script with it."""
     sentence = f"{rng.pick(vocab.FILLER)[:-1]} (ref {rng.code()})."
     tag, base = rng.pick(_PARENTS)
-    cls = f"{base} {rng.pick(('is-active', 'text-sm', 'u-bold', 'm-0'))}" if difficulty != "easy" else base
+    cls = f"{base} {base}--{rng.randint(1, 40)}"
+    if difficulty != "easy":
+        cls += f" {rng.pick(('is-active', 'text-sm', 'u-bold', 'm-0'))}"
     wrap = {"li": lambda x: el("ul", x), "td": lambda x: el("table", el("tr", x))}.get(tag, lambda x: x)
     target = wrap(el(tag, text(sentence), class_=cls))
     parts = [el("h2", text(rng.pick(vocab.SECTION_TITLES))), target, el("p", text(rng.sentence()))]

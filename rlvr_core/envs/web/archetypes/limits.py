@@ -13,7 +13,7 @@ from rlvr_core.envs.web.page import Rng, el, money, single_page, text
 from rlvr_core.envs.web.solvers.common import abstain
 from rlvr_core.envs.web.task import Archetype, Draft, register
 
-ANSWERABLE_SHARE = {"easy": 0.4, "medium": 0.45, "hard": 0.5}
+ANSWERABLE_SHARE = {"easy": 0.6, "medium": 0.65, "hard": 0.7}
 
 
 def limit_image_text(rng: Rng, difficulty: str) -> Draft:
@@ -129,7 +129,7 @@ def svg_chart(rng: Rng, difficulty: str) -> Draft:
     title = f"{rng.pick(('Units sold', 'Returns', 'New customers', 'Downloads'))} by {rng.pick(('region', 'month', 'store'))}"
     n = {"easy": rng.randint(3, 5), "medium": rng.randint(4, 6), "hard": rng.randint(5, 8)}[difficulty]
     values, scale = [rng.randint(3, 120) for _ in range(n)], rng.pick((1, 2, 2.5, 4))
-    as_image = difficulty != "easy" and rng.random() < 0.3
+    as_image = difficulty != "easy" and rng.random() < 0.2
     if as_image:
         chart = el("img", src=f"/charts/{rng.token(6)}.svg", alt=title)
     else:
@@ -159,19 +159,19 @@ def svg_chart(rng: Rng, difficulty: str) -> Draft:
 
 for _a in (
     Archetype("limit_image_text", "limits", "a promo code that is often only in a banner image (abstain: image)",
-              "40/45/50% answerable via alt text or caption; medium: a hidden old caption first, an expired code "
+              "60/65/70% answerable via alt text or caption; medium: a hidden old caption first, an expired code "
               "elsewhere", limit_image_text, can_abstain=True),
     Archetype("limit_canvas", "limits", "a chart value drawn on a canvas from fetched data (abstain: canvas)",
-              "40/45/50% carry a fallback table; medium: another chart with a table first", limit_canvas,
+              "60/65/70% carry a fallback table; medium: another chart with a table first", limit_canvas,
               can_abstain=True),
     Archetype("limit_js_required", "limits", "reviews loaded by JavaScript (abstain: javascript)",
-              "40/45/50% server-rendered; medium: a hidden template review first; hard: staff names in a Q&A",
+              "60/65/70% server-rendered; medium: a hidden template review first; hard: staff names in a Q&A",
               limit_js_required, can_abstain=True),
     Archetype("limit_pdf_embed", "limits", "a figure of a report shown as an embedded PDF (abstain: pdf)",
-              "embed, object or iframe; 40/45/50% with an HTML key-figures table; medium: last year's report first "
+              "embed, object or iframe; 60/65/70% with an HTML key-figures table; medium: last year's report first "
               "and a hidden row", limit_pdf_embed, can_abstain=True),
     Archetype("svg_chart", "limits", "bar values read from SVG geometry (height / data-scale), left to right",
-              "3-5/4-6/5-8 bars; medium: grid lines, a hidden bar, another chart first, 30% an external SVG image "
+              "3-5/4-6/5-8 bars; medium: grid lines, a hidden bar, another chart first, 20% an external SVG image "
               "(abstain: image); hard: bars drawn out of order", svg_chart, can_abstain=True),
 ):
     register(_a)
