@@ -64,18 +64,25 @@ def test_the_solver_reads_only_the_html(name):
 
 
 @pytest.mark.parametrize("name", ARCHETYPES)
-def test_from_medium_up_the_lazy_reading_of_the_page_scores_zero(name):
+def test_from_medium_up_the_lazy_reading_of_the_page_scores_zero_from_either_end(name):
     for difficulty in ("medium", "hard"):
         for seed in (3, 8):
             task = build_task(name, difficulty, seed)
             if task.abstain:
                 continue
-            try:
-                with solvers.lazy_reading():
-                    lazy = solvers.solve(name, task.site["pages"].get, task.site["start"], task.params)
-            except Exception:  # noqa: BLE001 - a lazy reading that crashes answers nothing
-                continue
-            assert match(task.answer_type, lazy, task.gold, ordered=task.ordered)[0] == 0.0, task.id
+            for end in ("first", "last"):
+                try:
+                    with solvers.lazy_reading(end):
+                        lazy = solvers.solve(name, task.site["pages"].get, task.site["start"], task.params)
+                except Exception:  # noqa: BLE001 - a lazy reading that crashes answers nothing
+                    continue
+                assert match(task.answer_type, lazy, task.gold, ordered=task.ordered)[0] == 0.0, (task.id, end)
+
+
+def test_no_gold_is_empty_so_an_empty_answer_never_wins(one_of_each):
+    for p in one_of_each:
+        value = json.loads(p.answer)["value"]
+        assert value not in ("", [], {}, 0) or json.loads(p.answer)["abstain"], p.id
 
 
 def test_splits_never_share_a_seed_an_item_or_a_page():

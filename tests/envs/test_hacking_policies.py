@@ -1,8 +1,8 @@
 """Scripted cheating policies (`rlvr_core/envs/web/scripted.py`) against the rubric, on one bench item per archetype
 and difficulty, through real episodes: what no extraction pays stays near zero.
 
-Bounds (mean reward): blind, stuffing, echo and question <= 0.05; lazy <= 0.5 overall and <= 0.15 on medium and
-hard items; prior and coward <= 0.1; a hedge that offers the gold beside the lazy answer earns no more than lazy.
+Bounds (mean reward): blind, stuffing, echo and question <= 0.05; lazy (first or last match) <= 0.5 overall and
+<= 0.15 on medium and hard items; prior and coward <= 0.1; a hedge that offers the gold beside the lazy answer earns no more than lazy.
 Every policy but blind answers after the same honest reading (a navigate and a run_python per page the solver
 read, through the real environment): one reading episode per item is run and each policy's final turn is scored
 against that episode's own record, as its own episode would record it (a final turn executes nothing).
@@ -76,8 +76,10 @@ def test_answers_that_are_not_extractions_stay_under_their_bound(name, priors, r
     assert mean(scores(name, priors, readings, one_of_each)) <= BOUNDS[name]
 
 
-def test_the_lazy_reading_earns_at_most_half_overall_and_almost_nothing_from_medium_up(priors, readings, one_of_each):
-    rewards = scores("lazy", priors, readings, one_of_each)
+@pytest.mark.parametrize("name", ["lazy", "lazy_last"])
+def test_the_lazy_reading_earns_at_most_half_overall_and_almost_nothing_from_medium_up(name, priors, readings,
+                                                                                        one_of_each):
+    rewards = scores(name, priors, readings, one_of_each)
     harder = [r for r, p in zip(rewards, one_of_each) if p.difficulty != "easy"]
     assert mean(rewards) <= 0.5 and mean(harder) <= 0.15
 

@@ -158,7 +158,8 @@ _MENU_WORDS = ("deals", "new in", "bestsellers", "gift ideas", "bundles", "clear
 
 def _link_farm(rng: Any, st: Styler) -> str:
     links = "".join(f"<li>{_a(f'{rng.pick(vocab.CITIES)} {w}', f'/local/{rng.token(6)}')}</li>"
-                    for w in rng.choices(("store", "pickup point", "service centre", "outlet", "events"), k=rng.randint(20, 40)))
+                    for w in rng.choices(("store", "pickup point", "service centre", "outlet", "events"),
+                                         k=rng.randint(20, 40)))
     return f'<div class="{st.cls("seo-links")}"><p>Find us near you</p><ul class="{st.cls("list")}">{links}</ul></div>'
 
 

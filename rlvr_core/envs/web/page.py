@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import html
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -260,11 +260,15 @@ def single_page(rng: Rng, difficulty: str, title: str, main: str, **kw: Any) -> 
                                                                     **kw)})
 
 
-def before_target(rng: Rng, parts: list[str], target: str, decoys: list[str]) -> list[str]:
-    """`parts` (shuffled, `target` among them) with every decoy placed somewhere before the target."""
+def around_target(rng: Rng, parts: list[str], target: str, decoy: Callable[[], str] | None = None,
+                  count: int = 2) -> list[str]:
+    """`parts` (shuffled, `target` among them) with `count` decoys from `decoy()`: the first somewhere before the
+    target, the others somewhere after it, so neither the first nor the last match is the target."""
     rng.shuffle(parts)
+    if decoy is None:
+        return parts
     at = parts.index(target)
-    for decoy in decoys:
-        parts.insert(rng.randint(0, at), decoy)
-        at += 1
+    parts.insert(rng.randint(0, at), decoy())
+    for _ in range(count - 1):
+        parts.insert(rng.randint(at + 2, len(parts)), decoy())
     return parts

@@ -16,7 +16,7 @@ rlvr_core.envs.web.scripted` measures them on a split with 95% intervals.
 - question: answers with the question itself.
 - lazy: the reference solvers with every filter off (`solvers.lazy_reading`):
   the right element kind, but hidden elements and decoys kept, first match
-  taken.
+  taken; lazy_last takes the last match.
 - coward: reads the page, then abstains with the reason the question's words
   suggest.
 - hedge: knows the gold and the lazy answer, and offers both (two answer
@@ -138,11 +138,11 @@ class QuestionPolicy(Reader):
         return f"<answer>{json.dumps(query, ensure_ascii=False)}</answer>"
 
 
-def lazy_answer(problem: Problem) -> Any:
-    """The lazy reading's answer, or None when it fails."""
+def lazy_answer(problem: Problem, end: str = "first") -> Any:
+    """The lazy reading's answer (taking the `end` match), or None when it fails."""
     site = problem.extra["site"]
     try:
-        with solvers.lazy_reading():
+        with solvers.lazy_reading(end):
             return solvers.solve(problem.extra["archetype"], site["pages"].get, site["start"], problem.extra["params"])
     except Exception:  # noqa: BLE001 - a lazy reading that crashes has no answer
         return None
@@ -150,9 +150,15 @@ def lazy_answer(problem: Problem) -> Any:
 
 class LazyPolicy(Reader):
     name = "webextract-lazy"
+    end = "first"
 
     def answer(self, problem: Problem, html: str, episode: Episode) -> str:
-        return final_text(lazy_answer(problem))
+        return final_text(lazy_answer(problem, self.end))
+
+
+class LazyLastPolicy(LazyPolicy):
+    name = "webextract-lazy_last"
+    end = "last"
 
 
 class CowardPolicy(Reader):
@@ -174,7 +180,8 @@ class HedgePolicy(Reader):
 
 
 POLICIES = {p.name.removeprefix("webextract-"): p for p in (BlindPolicy, PriorPolicy, StuffingPolicy, EchoPolicy,
-                                                            QuestionPolicy, LazyPolicy, CowardPolicy, HedgePolicy)}
+                                                            QuestionPolicy, LazyPolicy, LazyLastPolicy, CowardPolicy,
+                                                            HedgePolicy)}
 
 
 def make(name: str, priors: dict[str, str] | None = None) -> ScriptedPolicy:

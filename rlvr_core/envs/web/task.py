@@ -7,8 +7,9 @@ answer from the HTML alone and refuses a draft where the two disagree, so
 every gold is one a BeautifulSoup program can reproduce from the page. It
 also redraws (a new attempt of the same seed) a draft whose decoys do not do
 their job: from medium difficulty up, the lazy reading (right element kind,
-no hidden or decoy filtering; `solvers.lazy_reading`) must score 0, and no
-safety canary may hide inside the gold.
+no hidden or decoy filtering, the first or the last match taken;
+`solvers.lazy_reading`) must score 0, no safety canary may hide inside the
+gold, and the gold may not be empty (a blank answer would earn it).
 
 The gold travels in `Problem.answer` as JSON (`gold_spec`): the answer type,
 the value or the abstention reason, record fields, whether order matters,
@@ -167,18 +168,23 @@ def decoy_problem(draft: Draft, name: str, difficulty: str, answer: Any) -> str 
 
     if isinstance(answer, dict) and solvers.ABSTAIN in answer:
         return None
+    if answer in ("", [], {}, 0, None):
+        return "the gold is empty (a blank answer would earn it)"
     said = alnum(json.dumps(answer, ensure_ascii=False))
     if any(alnum(c) and alnum(c) in said for c in draft.safety.canaries):
         return "a canary is part of the gold"
     if difficulty == "easy":
         return None
-    try:
-        with solvers.lazy_reading():
-            lazy, _ = _solve(name, draft.site["pages"], draft.site["start"], draft.params)
-    except Exception:  # noqa: BLE001 - a lazy reading that crashes answers nothing
-        return None
-    score, _ = match(draft.answer_type, lazy, answer, ordered=draft.ordered)
-    return None if score == 0.0 else f"the lazy reading scores {score:g}"
+    for end in ("first", "last"):
+        try:
+            with solvers.lazy_reading(end):
+                lazy, _ = _solve(name, draft.site["pages"], draft.site["start"], draft.params)
+        except Exception:  # noqa: BLE001 - a lazy reading that crashes answers nothing
+            continue
+        score, _ = match(draft.answer_type, lazy, answer, ordered=draft.ordered)
+        if score != 0.0:
+            return f"the lazy reading (taking the {end} match) scores {score:g}"
+    return None
 
 
 def build_task(name: str, difficulty: str, seed: int) -> Task:

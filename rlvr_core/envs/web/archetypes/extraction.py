@@ -8,7 +8,7 @@ first match a lazy scraper takes is wrong.
 from __future__ import annotations
 
 from rlvr_core.envs.web import vocab
-from rlvr_core.envs.web.page import Rng, base_url, before_target, el, money, page, single_page, site, text
+from rlvr_core.envs.web.page import Rng, around_target, base_url, el, money, page, single_page, site, text
 from rlvr_core.envs.web.task import Archetype, Draft, register
 
 _one_page = single_page
@@ -34,15 +34,15 @@ def text_by_id(rng: Rng, difficulty: str) -> Draft:
     ident = f"{rng.pick(('tagline', 'delivery-note', 'stock-message', 'care-note', 'summary'))}-{rng.pick(('main', 'primary', 'v2', 'top'))}"
     inner, plain = _phrase(rng, difficulty)
     target = el("p", inner, id=ident, class_="lead")
-    parts, decoys = [el("h1", text(rng.product_name())), target], []
+    parts, twin = [el("h1", text(rng.product_name())), target], None
     if difficulty != "easy":
-        decoys.append(el("p", text(_phrase(rng, "easy")[1]), id=ident, hide=rng.hide(difficulty)))
+        twin = lambda: el("p", text(_phrase(rng, "easy")[1]), id=ident, hide=rng.hide(difficulty))  # noqa: E731
         parts += [el("p", text(_phrase(rng, "easy")[1]), id=f"{ident}-old"),
                   el("div", text(_phrase(rng, "easy")[1]), class_=ident)]
     if difficulty == "hard":
         parts += [el("span", text(_phrase(rng, "easy")[1]), data_id=ident, aria_describedby=ident),
                   el("p", text(_phrase(rng, "easy")[1]), id=f"{ident}s")]
-    main = el("article", "\n".join(before_target(rng, parts, target, decoys)), class_="product-detail")
+    main = el("article", "\n".join(around_target(rng, parts, target, twin)), class_="product-detail")
     query = (f'What text does the visible element with id "{ident}" contain? Give its text content with runs of '
              f"whitespace collapsed to single spaces.")
     return Draft(_one_page(rng, difficulty, "Product", main), query, {"id": ident}, "text", plain)
@@ -60,7 +60,7 @@ _CLASS_VALUES = {
 def text_by_class(rng: Rng, difficulty: str) -> Draft:
     cls = rng.pick(sorted(_CLASS_VALUES))
     names = rng.distinct(rng.product_name, {"easy": 3, "medium": 5, "hard": 8}[difficulty])
-    target = rng.randrange(len(names)) if difficulty == "easy" else rng.randrange(1, len(names))
+    target = rng.randrange(len(names)) if difficulty == "easy" else rng.randrange(1, len(names) - 1)
     cards, expected = [], ""
     for i, name in enumerate(names):
         value = _CLASS_VALUES[cls](rng)
@@ -84,18 +84,18 @@ def text_by_class(rng: Rng, difficulty: str) -> Draft:
 def attribute(rng: Rng, difficulty: str) -> Draft:
     kind = rng.pick(("button", "link", "image"))
     hard = difficulty == "hard"
-    decoys: list[str] = []
+    twin = None
     if kind == "button":
         sku, others = rng.code("SKU-"), rng.distinct(lambda: rng.code("SKU-"), 4)
         target = el("button", "Add to cart", type="button", class_="btn btn-primary", data_sku=sku)
         parts = [el("h1", text(rng.product_name())), target,
                  el("button", "Add to wishlist", type="button", class_="btn", data_sku=others[0])]
         if difficulty != "easy":  # the sticky bar's copy of the button, hidden until the page scrolls
-            decoys.append(el("div", el("button", "Add to cart", data_sku=others[1]), class_="sticky-bar",
-                             hide=rng.hide(difficulty)))
+            twin = lambda: el("div", el("button", "Add to cart", data_sku=rng.code("SKU-")),  # noqa: E731
+                              class_="sticky-bar", hide=rng.hide(difficulty))
         related = "".join(el("div", el("h3", text(rng.product_name())) + el("button", "Add to cart", data_sku=o),
                               class_="card") for o in others[2:]) if difficulty != "easy" else ""
-        main = el("div", "".join(before_target(rng, parts, target, decoys)), id="product-main") + \
+        main = el("div", "".join(around_target(rng, parts, target, twin)), id="product-main") + \
             el("section", related, class_="related")
         query = ('What is the value of the data-sku attribute of the visible "Add to cart" button inside the '
                  'element with id "product-main"?')
@@ -111,8 +111,9 @@ def attribute(rng: Rng, difficulty: str) -> Draft:
             (f"Download the quick guide ({fmt})", f"/files/{rng.token(6)}/guide.{fmt.lower()}"),
             ("Download the manual (print)", f"/files/{rng.token(6)}/print.pdf"))]
         if difficulty != "easy":  # last year's manual, hidden
-            decoys.append(el("li", el("a", text(label), href=f"/files/old/{rng.token(6)}.pdf"), hide=rng.hide(difficulty)))
-        main = el("section", el("h2", "Downloads") + el("ul", "".join(before_target(rng, parts, target, decoys))),
+            twin = lambda: el("li", el("a", text(label), href=f"/files/old/{rng.token(6)}.pdf"),  # noqa: E731
+                              hide=rng.hide(difficulty))
+        main = el("section", el("h2", "Downloads") + el("ul", "".join(around_target(rng, parts, target, twin))),
                   class_="downloads")
         query = f'What is the href of the visible link whose text is "{label}"? Give it exactly as written.'
         params = {"tag": "a", "match": label, "attr": "href"}
@@ -124,8 +125,9 @@ def attribute(rng: Rng, difficulty: str) -> Draft:
     parts = [target, el("img", src=f"/img/{rng.token(8)}.jpg", alt=f"{alt} thumbnail"),
              el("img", src=f"/img/{rng.token(8)}.jpg", alt=f"{name} box contents")]
     if difficulty != "easy":  # the lazy-loading placeholder with the same alt, hidden
-        decoys.append(el("img", src=f"/img/placeholder-{rng.token(4)}.jpg", alt=alt, hide=rng.hide(difficulty)))
-    main = el("figure", "".join(before_target(rng, parts, target, decoys)) + el("figcaption", text(name)),
+        twin = lambda: el("img", src=f"/img/placeholder-{rng.token(4)}.jpg", alt=alt,  # noqa: E731
+                          hide=rng.hide(difficulty))
+    main = el("figure", "".join(around_target(rng, parts, target, twin)) + el("figcaption", text(name)),
               class_="media")
     query = f'What is the src of the visible image whose alt text is "{alt}"? Give it exactly as written.'
     params = {"tag": "img", "match_attr": "alt", "match": alt, "attr": "src"}
@@ -210,14 +212,14 @@ def images(rng: Rng, difficulty: str) -> Draft:
 
 for _a in (
     Archetype("text_by_id", "extraction", "text of the visible element with a given id",
-              "easy: one target; medium: a hidden twin with the same id first, inline children, '-old' id, class "
+              "easy: one target; medium: hidden twins with the same id before and after it, inline children, '-old' id, class "
               "with the same name; hard: + data-id/aria decoys, newlines and &nbsp; inside the text", text_by_id),
     Archetype("text_by_class", "extraction", "text of the element with a class inside one product card",
-              "cards 3/5/8; medium: the target card is never first, a hidden old value with the class, '-label' "
+              "cards 3/5/8; medium: the target card is neither first nor last, a hidden old value with the class, '-label' "
               "and '--strike' near misses; hard: multi-class target, data-class and plural-class decoys",
               text_by_class),
     Archetype("attribute", "extraction", "an attribute (data-sku, href, src) of one element",
-              "easy: few candidates; medium: a hidden twin first (sticky bar, old file, placeholder), related "
+              "easy: few candidates; medium: hidden twins before and after (sticky bar, old file, placeholder), related "
               "duplicates; hard: query strings with &", attribute),
     Archetype("links", "extraction", "every visible link of one footer column as {text, href}",
               "3/4/5 links; medium: a hidden old column with the same heading first, a hidden link inside, icon "

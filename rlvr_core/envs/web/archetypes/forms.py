@@ -48,7 +48,8 @@ def _place(rng: Rng, difficulty: str, target: str, twin: str) -> str:
 
 def form_fields(rng: Rng, difficulty: str) -> Draft:
     ident = f"{rng.pick(('checkout', 'signup', 'address', 'quote', 'return'))}-form-{rng.token(3)}"
-    chosen = rng.sample(_FIELDS, {"easy": rng.randint(2, 4), "medium": rng.randint(3, 6), "hard": rng.randint(5, 8)}[difficulty])
+    count = {"easy": rng.randint(2, 4), "medium": rng.randint(3, 6), "hard": rng.randint(5, 8)}[difficulty]
+    chosen = rng.sample(_FIELDS, count)
     specs = [(name + (f"_{rng.randint(2, 9)}" if rng.random() < 0.3 else ""), kind, rng.random() < 0.5)
              for name, kind in chosen]
     if difficulty != "easy":

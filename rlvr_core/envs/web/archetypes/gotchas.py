@@ -2,13 +2,13 @@
 on an element with children, missing fields that make `.text` raise on None, whitespace text nodes between
 siblings, the parent of a text node, script and style text inside an element).
 
-From medium difficulty up each task also has a hidden twin of its target placed first.
+From medium difficulty up each task also has hidden twins of its target before and after it.
 """
 
 from __future__ import annotations
 
 from rlvr_core.envs.web import vocab
-from rlvr_core.envs.web.page import Rng, before_target, el, money, single_page, text
+from rlvr_core.envs.web.page import Rng, around_target, el, money, single_page, text
 from rlvr_core.envs.web.task import Archetype, Draft, register
 
 
@@ -48,9 +48,9 @@ def reserved_class(rng: Rng, difficulty: str) -> Draft:
     if difficulty != "easy":
         decoy_classes += [f"no-{kw}", f"{kw}_"] + rng.sample(others, 2)
     blocks = [target] + [el("p", text(f"{rng.sentence()} Reference {rng.code()}."), class_=c) for c in decoy_classes]
-    hidden = [el("p", text(f"{rng.sentence()} Reference {rng.code()}."), class_=kw, hide=rng.hide(difficulty))] \
-        if difficulty != "easy" else []
-    main = el("section", el("h1", "Store policies") + "\n".join(before_target(rng, blocks, target, hidden)),
+    twin = (lambda: el("p", text(f"{rng.sentence()} Reference {rng.code()}."), class_=kw, hide=rng.hide(difficulty))) \
+        if difficulty != "easy" else None
+    main = el("section", el("h1", "Store policies") + "\n".join(around_target(rng, blocks, target, twin)),
               class_="policies")
     query = f'What is the text of the visible element that has the class "{kw}"?'
     return Draft(single_page(rng, difficulty, "Policies", main), query, {"class": kw}, "text", value)
@@ -68,10 +68,10 @@ def string_none(rng: Rng, difficulty: str) -> Draft:
         plain += " " + pieces[3]
     target = el("div", inner, class_=cls)
     parts = [el("h1", text(rng.product_name())), target, el("p", text(rng.sentence()), class_=f"{cls}-footnote")]
-    hidden = [el("div", text(rng.sentence()), class_=cls, hide=rng.hide(difficulty))] if difficulty != "easy" else []
+    twin = (lambda: el("div", text(rng.sentence()), class_=cls, hide=rng.hide(difficulty))) if difficulty != "easy" else None
     if difficulty == "hard":
         parts.append(el("div", el("p", text(pieces[0])), class_=f"{cls}s"))
-    main = el("article", "\n".join(before_target(rng, parts, target, hidden)), class_="product")
+    main = el("article", "\n".join(around_target(rng, parts, target, twin)), class_="product")
     query = (f'What is the full text of the visible element with class "{cls}", including the text of its child '
              "elements, with runs of whitespace collapsed to single spaces?")
     return Draft(single_page(rng, difficulty, "Product", main), query, {"class": cls}, "text", plain)
@@ -118,11 +118,10 @@ def whitespace_sibling(rng: Rng, difficulty: str) -> Draft:
                   hide=hide, **kw)
 
     lists = [dl(specs, id=ident)]
-    if difficulty != "easy":
+    if difficulty != "easy":  # a stale list with the same id, hidden, before; the accessories' list after
         stale = {k: v + " (old)" for k, v in specs.items()}
         lists.insert(0, dl(stale, hide=rng.hide(difficulty), id=ident))
-        lists.insert(rng.randint(0, 1), dl({label: "see box", **{k: specs[k] for k in list(specs)[:2]}},
-                                            id=f"{ident}-accessories"))
+        lists.append(dl({label: "see box", **{k: specs[k] for k in list(specs)[:2]}}, id=f"{ident}-accessories"))
     main = el("h1", text(rng.product_name())) + "\n".join(lists)
     query = (f'In the visible description list with id "{ident}", what is the value (the dd element) that follows '
              f'the term "{label}"?')
@@ -144,13 +143,11 @@ def text_parent(rng: Rng, difficulty: str) -> Draft:
     wrap = {"li": lambda x: el("ul", x), "td": lambda x: el("table", el("tr", x))}.get(tag, lambda x: x)
     target = wrap(el(tag, text(sentence), class_=cls))
     parts = [el("h2", text(rng.pick(vocab.SECTION_TITLES))), target, el("p", text(rng.sentence()))]
-    hidden = []
-    if difficulty != "easy":
-        hidden.append(f"<!-- {sentence} -->")
-        hidden.append(el("div", el("p", text(sentence), class_="draft"), hide=rng.hide(difficulty)))
-    if difficulty == "hard":
-        hidden.append(el("script", f"window.copy = {sentence!r};"))
-    main = el("section", "\n".join(before_target(rng, parts, target, hidden)), class_="content")
+    copies = [lambda: f"<!-- {sentence} -->",
+              lambda: el("div", el("p", text(sentence), class_="draft"), hide=rng.hide(difficulty)),
+              lambda: el("script", f"window.copy = {sentence!r};")]  # the text where no element shows it
+    twin = (lambda: rng.pick(copies[:2] if difficulty == "medium" else copies)()) if difficulty != "easy" else None
+    main = el("section", "\n".join(around_target(rng, parts, target, twin)), class_="content")
     query = (f'Which visible element directly contains the text "{sentence}"? Answer with an object: "tag" its tag '
              'name and "class" its class attribute exactly as written ("" when it has none).')
     return Draft(single_page(rng, difficulty, "Article", main), query, {"text": sentence}, "object",
@@ -184,18 +181,19 @@ for _a in (
               "4-6/6-9/9-13 cards; medium: near-miss class tokens, a hidden card; hard: + the class on a child and "
               "in data-tag", multivalue_class),
     Archetype("reserved_class", "gotchas", "text of the element whose class is a Python keyword (class_=)",
-              "easy: 4 decoys; medium: 8 near-miss classes and a hidden twin first; hard: target has two classes",
+              "easy: 4 decoys; medium: 8 near-miss classes and hidden twins before and after; hard: target has two classes",
               reserved_class),
     Archetype("string_none", "gotchas", "full text of an element with children (.string is None)",
-              "easy: one child; medium: nested badge, a hidden twin first; hard: + plural-class decoy", string_none),
+              "easy: one child; medium: nested badge, hidden twins before and after; hard: + plural-class decoy", string_none),
     Archetype("missing_fields", "gotchas", "listings as records with null for fields a listing lacks",
               "3 fields/3-6 listings; medium: a hidden template listing; hard: 4 fields, 5-8 listings, "
               "'Price on request' notes", missing_fields),
     Archetype("whitespace_sibling", "gotchas", "the dd after a dt with whitespace (and comments) between",
-              "easy: whitespace; medium: comments between, a hidden stale list with the same id first, an "
-              "accessories list", whitespace_sibling),
+              "easy: whitespace; medium: comments between, a hidden stale list with the same id before, an "
+              "accessories list after", whitespace_sibling),
     Archetype("text_parent", "gotchas", "tag and class of the element that directly contains a text",
-              "easy: one copy; medium: the same text first in a comment and a hidden draft; hard: + in a script",
+              "easy: one copy; medium: the same text before and after in comments and hidden drafts; hard: + in "
+              "scripts",
               text_parent),
     Archetype("script_free_text", "gotchas", "visible text of an element that also holds script and style",
               "easy: script and style; medium: + noscript and a hidden old price; hard: + a template", script_free_text),

@@ -8,7 +8,6 @@ Every archetype mixes answerable and unanswerable instances at every difficulty 
 
 from __future__ import annotations
 
-from rlvr_core.envs.web import vocab
 from rlvr_core.envs.web.page import Rng, el, money, single_page, text
 from rlvr_core.envs.web.solvers.common import abstain
 from rlvr_core.envs.web.task import Archetype, Draft, register
@@ -27,8 +26,9 @@ def limit_image_text(rng: Rng, difficulty: str) -> Draft:
             alt = f"{season} sale: use code {code} at checkout"
         else:
             extra = el("p", text(f"Use code {code} at checkout."), class_="promo-caption")
-        if difficulty != "easy":  # last season's caption, hidden, first
-            extra = el("p", text(f"Use code {old} at checkout."), hide=rng.hide(difficulty)) + extra
+        if difficulty != "easy":  # last season's and next season's captions, hidden, before and after
+            extra = (el("p", text(f"Use code {old} at checkout."), hide=rng.hide(difficulty)) + extra
+                     + el("p", text(f"Coming soon: code {rng.code()}."), hide=rng.hide(difficulty)))
     banner = el("div", el("img", src=f"/img/banner-{rng.token(6)}.png", alt=alt, width="1200", height="300") + extra,
                 class_="promo-banner")
     parts = [el("h1", text(f"{season} sale")), banner, el("p", text(rng.sentence()))]
@@ -58,6 +58,7 @@ def limit_canvas(rng: Rng, difficulty: str) -> Draft:
     figures = [_chart(rng, title, values if answerable else None)]
     if difficulty != "easy":
         figures.insert(0, _chart(rng, other, [rng.randint(100, 99999) for _ in range(6)]))
+        figures.append(_chart(rng, f"{metric} (forecast)", [rng.randint(100, 99999) for _ in range(6)]))
     main = el("h1", "Dashboard") + "\n".join(figures)
     query = (f'What is the highest monthly value plotted in the chart titled "{title}"? If the page\'s HTML does not '
              "contain the values, abstain with the reason.")
@@ -126,7 +127,8 @@ def limit_pdf_embed(rng: Rng, difficulty: str) -> Draft:
 
 
 def svg_chart(rng: Rng, difficulty: str) -> Draft:
-    title = f"{rng.pick(('Units sold', 'Returns', 'New customers', 'Downloads'))} by {rng.pick(('region', 'month', 'store'))}"
+    title = (f"{rng.pick(('Units sold', 'Returns', 'New customers', 'Downloads'))} by "
+             f"{rng.pick(('region', 'month', 'store'))}")
     n = {"easy": rng.randint(3, 5), "medium": rng.randint(4, 6), "hard": rng.randint(5, 8)}[difficulty]
     values, scale = [rng.randint(3, 120) for _ in range(n)], rng.pick((1, 2, 2.5, 4))
     as_image = difficulty != "easy" and rng.random() < 0.2
@@ -159,10 +161,10 @@ def svg_chart(rng: Rng, difficulty: str) -> Draft:
 
 for _a in (
     Archetype("limit_image_text", "limits", "a promo code that is often only in a banner image (abstain: image)",
-              "60/65/70% answerable via alt text or caption; medium: a hidden old caption first, an expired code "
+              "60/65/70% answerable via alt text or caption; medium: hidden old and future captions before and after, an expired code "
               "elsewhere", limit_image_text, can_abstain=True),
     Archetype("limit_canvas", "limits", "a chart value drawn on a canvas from fetched data (abstain: canvas)",
-              "60/65/70% carry a fallback table; medium: another chart with a table first", limit_canvas,
+              "60/65/70% carry a fallback table; medium: other charts with tables before and after", limit_canvas,
               can_abstain=True),
     Archetype("limit_js_required", "limits", "reviews loaded by JavaScript (abstain: javascript)",
               "60/65/70% server-rendered; medium: a hidden template review first; hard: staff names in a Q&A",

@@ -112,7 +112,8 @@ def search_then_detail(rng: Rng, difficulty: str) -> Draft:
             items.append(el("li", el("a", text(name), href=path)))
         nav = el("a", "Next page", href=list_paths[p + 1], rel="next") if p + 1 < n_pages else ""
         pages[list_paths[p]] = page(rng, title=f"Catalog page {p + 1}", difficulty=difficulty, compact=True,
-                                    main=el("div", el("ul", "\n".join(items)), class_="catalog") + el("nav", nav, class_="pager"))
+                                    main=el("div", el("ul", "\n".join(items)), class_="catalog")
+                                    + el("nav", nav, class_="pager"))
     query = (f'Find the product named exactly "{target}" in the catalog (it may be on a later page: follow the '
              f'"Next page" links) and report its "{field}" value from its product page, as shown there.')
     return Draft(site(base_url(rng), "/index.html", pages), query, {"product": target, "field": field}, "text", expected)

@@ -1,16 +1,18 @@
 """Primer tier: the first things a scraper does (one element by id, class or tag, one link's href, one count) on
-small pages. Easy instances are exactly that; from medium difficulty up a hidden twin of the target comes first
+small pages. Easy instances are exactly that; from medium difficulty up hidden twins of the target come before and after it
 and near-miss decoys sit around it, as on every other task."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rlvr_core.envs.web import vocab
-from rlvr_core.envs.web.page import Rng, before_target, el, single_page, text
+from rlvr_core.envs.web.page import Rng, around_target, el, single_page, text
 from rlvr_core.envs.web.task import Archetype, Draft, register
 
 
-def _small(rng: Rng, difficulty: str, title: str, parts: list[str], target: str, twin: str | None) -> dict:
-    ordered = before_target(rng, parts, target, [twin] if twin and difficulty != "easy" else [])
+def _small(rng: Rng, difficulty: str, title: str, parts: list[str], target: str, twin: Callable[[], str] | None) -> dict:
+    ordered = around_target(rng, parts, target, twin if difficulty != "easy" else None)
     return single_page(rng, difficulty, title, el("div", "\n".join(ordered), class_="content"), compact=True)
 
 
@@ -23,7 +25,7 @@ def primer_by_id(rng: Rng, difficulty: str) -> Draft:
     value = _line(rng)
     target = el("p", text(value), id=ident)
     parts = [target, el("p", text(_line(rng)), id=f"{ident}-2"), el("p", text(_line(rng)))]
-    twin = el("p", text(_line(rng)), id=ident, hide=rng.hide(difficulty))
+    twin = lambda: el("p", text(_line(rng)), id=ident, hide=rng.hide(difficulty))  # noqa: E731
     query = f'What is the text of the visible element with id "{ident}"?'
     return Draft(_small(rng, difficulty, "Page", parts, target, twin), query, {"id": ident}, "text", value)
 
@@ -33,7 +35,7 @@ def primer_by_class(rng: Rng, difficulty: str) -> Draft:
     value = _line(rng) if cls != "author-name" else rng.person() + f" ({rng.code()})"
     target = el("span", text(value), class_=cls)
     parts = [target, el("span", text(_line(rng)), class_=f"{cls}-alt"), el("span", text(_line(rng)), class_=f"{cls}s")]
-    twin = el("span", text(_line(rng)), class_=cls, hide=rng.hide(difficulty))
+    twin = lambda: el("span", text(_line(rng)), class_=cls, hide=rng.hide(difficulty))  # noqa: E731
     query = f'What is the text of the visible element with class "{cls}"?'
     return Draft(_small(rng, difficulty, "Page", parts, target, twin), query, {"class": cls}, "text", value)
 
@@ -43,7 +45,7 @@ def primer_by_tag(rng: Rng, difficulty: str) -> Draft:
     value = f"{rng.product_name()} {rng.code()}"
     target = el(tag, text(value))
     parts = [target, el("p", text(_line(rng)))]
-    twin = el(tag, text(f"{rng.product_name()} {rng.code()}"), hide=rng.hide(difficulty))
+    twin = lambda: el(tag, text(f"{rng.product_name()} {rng.code()}"), hide=rng.hide(difficulty))  # noqa: E731
     query = f"What is the text of the page's only visible <{tag}> element?"
     return Draft(_small(rng, difficulty, "Page", parts, target, twin), query, {"tag": tag}, "text", value)
 
@@ -54,9 +56,9 @@ def primer_attribute(rng: Rng, difficulty: str) -> Draft:
     target = el("a", text(label), href=href)
     parts = [target, el("a", text(f"{label} (PDF)"), href=f"/files/{rng.token(6)}.pdf"),
              el("a", text(rng.pick(vocab.SECTION_TITLES)), href=f"/s/{rng.token(4)}")]
-    twin = el("a", text(label), href=f"/old/{rng.token(6)}.html", hide=rng.hide(difficulty))
+    twin = lambda: el("p", el("a", text(label), href=f"/old/{rng.token(6)}.html", hide=rng.hide(difficulty)))  # noqa: E731
     query = f'What is the href of the visible link whose text is "{label}"? Give it exactly as written.'
-    return Draft(_small(rng, difficulty, "Page", [el("p", p) for p in parts], el("p", target), el("p", twin)), query,
+    return Draft(_small(rng, difficulty, "Page", [el("p", p) for p in parts], el("p", target), twin), query,
                  {"text": label}, "url", href)
 
 
@@ -76,13 +78,13 @@ def primer_count(rng: Rng, difficulty: str) -> Draft:
 
 
 for _a in (
-    Archetype("primer_by_id", "primer", "text of the element with an id", "medium: a hidden twin first", primer_by_id),
+    Archetype("primer_by_id", "primer", "text of the element with an id", "medium: hidden twins before and after", primer_by_id),
     Archetype("primer_by_class", "primer", "text of the element with a class",
-              "near-miss classes; medium: a hidden twin first", primer_by_class),
-    Archetype("primer_by_tag", "primer", "text of the only visible element of a tag", "medium: a hidden twin first",
+              "near-miss classes; medium: hidden twins before and after", primer_by_class),
+    Archetype("primer_by_tag", "primer", "text of the only visible element of a tag", "medium: hidden twins before and after",
               primer_by_tag),
     Archetype("primer_attribute", "primer", "href of the link with a text",
-              "a '(PDF)' near miss; medium: a hidden twin first", primer_attribute),
+              "a '(PDF)' near miss; medium: hidden twins before and after", primer_attribute),
     Archetype("primer_count", "primer", "count the direct li children of a list (3-40)",
               "medium: hidden placeholders and a nested list", primer_count),
 ):

@@ -1,7 +1,7 @@
 """Tables family: one column of a captioned table, its rows as records, the whole grid with spans expanded.
 
-From medium difficulty up a decoy table with another caption comes first,
-so the first table on the page is never the one asked about; hard tables
+From medium difficulty up decoy tables with other captions come before and
+after it, so neither the first nor the last table is the one asked about; hard tables
 carry hidden rows, unit spans in headers, footers and row/column spans.
 """
 
@@ -63,12 +63,13 @@ def _table(rng: Rng, difficulty: str, caption: str, headers: list[str], rows: li
 
 
 def _with_decoy(rng: Rng, difficulty: str, target: str, headers: list[str], caption: str) -> str:
+    """`target` alone (easy), or between two decoy tables with other captions."""
     if difficulty == "easy":
         return target
-    other = rng.pick([c for c in _CAPTIONS if c != caption])
+    before, after = rng.sample([c for c in _CAPTIONS if c != caption], 2)
     cell = lambda h: _COLUMNS[h](rng) if h in _COLUMNS else rng.pick(vocab.CATEGORIES)  # noqa: E731
-    decoy = _table(rng, "medium", other, headers, [[cell(h) for h in headers] for _ in range(3)])
-    return decoy + "\n" + target
+    decoys = [_table(rng, "medium", c, headers, [[cell(h) for h in headers] for _ in range(3)]) for c in (before, after)]
+    return "\n".join([decoys[0], target, decoys[1]])
 
 
 def table_column(rng: Rng, difficulty: str) -> Draft:
@@ -89,7 +90,8 @@ def table_column(rng: Rng, difficulty: str) -> Draft:
 
 
 def table_records(rng: Rng, difficulty: str) -> Draft:
-    headers = ["Category", *rng.sample(sorted(h for h in _COLUMNS if h != "Model"), {"easy": 2, "medium": 3, "hard": 3}[difficulty])]
+    others = sorted(h for h in _COLUMNS if h != "Model")
+    headers = ["Category", *rng.sample(others, {"easy": 2, "medium": 3, "hard": 3}[difficulty])]
     caption = rng.pick(_CAPTIONS)
     groups = [rng.randint(1, 3) for _ in range(3)] if difficulty == "hard" else None
     if groups:
@@ -134,9 +136,12 @@ def table_grid(rng: Rng, difficulty: str) -> Draft:
     table = el("table", el("caption", text(caption)) + "\n".join(html_rows), class_="timetable")
     main = table
     if difficulty != "easy":
-        other = el("table", el("caption", text(caption + " (last month)")) + html_rows[0] + "".join(
-            el("tr", el("th", s) + "".join(el("td", "Closed") for _ in days)) for s in slots[:2]), class_="timetable")
-        main = other + "\n" + table
+        other = []
+        for when in ("last month", "next month"):
+            rows = "".join(el("tr", el("th", s) + "".join(el("td", text(rng.pick(("Closed", "Open")))) for _ in days))
+                           for s in slots[:2])
+            other.append(el("table", el("caption", text(f"{caption} ({when})")) + html_rows[0] + rows, class_="timetable"))
+        main = "\n".join([other[0], table, other[1]])
     query = (f'Return the table captioned "{caption}" as a list of rows, each a list of its cell texts from left to '
              "right, the header row first; a cell spanning several columns or rows appears in each position it covers.")
     return Draft(single_page(rng, difficulty, "Timetable", main), query, {"caption": caption}, "list", grid)
@@ -144,13 +149,13 @@ def table_grid(rng: Rng, difficulty: str) -> Draft:
 
 for _a in (
     Archetype("table_column", "tables", "one column of a captioned table",
-              "3-5/4-7/6-10 rows; medium: a decoy table first, row headers; hard: header with unit span, empty "
+              "3-5/4-7/6-10 rows; medium: decoy tables before and after, row headers; hard: header with unit span, empty "
               "cell, a hidden template row, tfoot", table_column),
     Archetype("table_records", "tables", "a captioned table as a list of row objects",
-              "3-6 rows; medium: a decoy table first, row header cells; hard: rowspan groups in the first column",
+              "3-6 rows; medium: decoy tables before and after, row header cells; hard: rowspan groups in the first column",
               table_records),
     Archetype("table_grid", "tables", "a timetable as a list of rows with colspan/rowspan cells repeated",
-              "3/4/5 days; medium: colspans and a decoy table first (a caption that extends the asked one); hard: "
+              "3/4/5 days; medium: colspans and decoy tables before and after (a caption that extends the asked one); hard: "
               "+ rowspans", table_grid),
 ):
     register(_a)

@@ -71,6 +71,9 @@ def label_value(rng: Rng, difficulty: str) -> Draft:
         hidden.append(el("div", el("span", text(label), class_="label") + " " + el("span", text(money(rng.price())),
                                                                                      class_="value"),
                          class_="summary-row", hide=rng.hide(difficulty)))
+        rows.append(el("div", el("span", text(label), class_="label") + " " + el("span", text(money(rng.price())),
+                                                                                 class_="value"),
+                       class_="summary-row", hide=rng.hide(difficulty)))  # a hidden row with the label, last
     if difficulty == "hard":
         rows.append(el("div", el("span", text(f"{label} (estimate)"), class_="label") + " "
                        + el("span", text(money(rng.price())), class_="value"), class_="summary-row"))
@@ -87,7 +90,7 @@ for _a in (
               "4-6/6-9/8-12 links; medium: near-miss suffixes (?download=1, .pdf.html, upper case), a hidden "
               "link, a match outside the element; hard: links at several depths", descendants_filter),
     Archetype("label_value", "traversal", "the value in the same row as a label",
-              "6 rows; medium: a hidden row with the label first, never the first row; hard: + an '(estimate)' "
+              "6 rows; medium: hidden rows with the label first and last, never the first row; hard: + an '(estimate)' "
               "near-miss row", label_value),
 ):
     register(_a)

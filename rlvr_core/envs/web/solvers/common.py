@@ -12,9 +12,10 @@ sits inside a `<template>` (inert markup a browser never renders).
 
 Lazy reading (`lazy_reading()`): the same solvers with every filter turned
 off: `visible` keeps hidden elements, `keep` keeps decoys, `one` takes the
-first candidate instead of requiring exactly one. It answers what a scraper
-that picks the right element kind without filtering would answer; the
-generators make sure that, from medium difficulty up, this is wrong.
+first candidate (`lazy_reading("last")`: the last) instead of requiring
+exactly one. It answers what a scraper that picks the right element kind
+without filtering would answer; the generators make sure that, from medium
+difficulty up, this is wrong whichever end it takes from.
 """
 
 import contextvars
@@ -28,14 +29,19 @@ _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 _HIDING = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
 _CLASS_SELECTOR = re.compile(r"^\s*\.([A-Za-z_][\w-]*)\s*$")
-_LAZY = contextvars.ContextVar("webextract_lazy_reading", default=False)
+_LAZY = contextvars.ContextVar("webextract_lazy_reading", default="")
 
 
 class lazy_reading:
-    """Context manager: solvers inside it read lazily (see the module docstring)."""
+    """Context manager: solvers inside it read lazily, taking the `end` ("first" or "last") of each candidate list."""
+
+    def __init__(self, end="first"):
+        if end not in ("first", "last"):
+            raise ValueError("lazy_reading(end=%r): end must be 'first' or 'last'" % (end,))
+        self.end = end
 
     def __enter__(self):
-        self._token = _LAZY.set(True)
+        self._token = _LAZY.set(self.end)
         return self
 
     def __exit__(self, *exc):
@@ -44,7 +50,7 @@ class lazy_reading:
 
 
 def is_lazy():
-    return _LAZY.get()
+    return bool(_LAZY.get())
 
 
 def abstain(reason):
@@ -106,7 +112,7 @@ def one(items, what):
     """The single item; ValueError unless there is exactly one (lazily: the first)."""
     items = list(items)
     if is_lazy() and items:
-        return items[0]
+        return items[-1] if _LAZY.get() == "last" else items[0]
     if len(items) != 1:
         raise ValueError("expected exactly one %s, found %d" % (what, len(items)))
     return items[0]

@@ -36,8 +36,8 @@ def select_options(fetch, start, p):
 
 def form_action_method(fetch, start, p):
     page = soup_of(fetch(start))
-    form = one(keep(visible(page.find_all("form")), lambda f: f.find("h3") is not None and text_of(f.find("h3")) == p["heading"]),
-               "form headed %r" % p["heading"])
+    headed = keep(visible(page.find_all("form")), lambda f: f.find("h3") is not None and text_of(f.find("h3")) == p["heading"])
+    form = one(headed, "form headed %r" % p["heading"])
     action = form.get("action") or p["page"]
     return {"action": action, "method": (form.get("method") or "get").upper()}
 

@@ -1,6 +1,6 @@
 """Solvers of the reasoning family: filter then pick, aggregate prices, count matches."""
 
-from .common import current_price, keep, one, section_by_heading, soup_of, text_of, visible
+from .common import current_price, keep, section_by_heading, soup_of, text_of, visible
 
 
 def _products(page):
