@@ -248,7 +248,8 @@ def _detail(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def behaviour_table(models: Sequence[Model], threshold: float) -> pd.DataFrame:
-    """How episodes ended and went wrong: end reasons of failures, abstentions, safety violations."""
+    """How episodes ended and went wrong: end reasons of failures, abstentions, answers given without reading the
+    page, turns rejected for a reserved marker, safety violations."""
     rows = []
     for m in models:
         details = {i: _detail(r) for i, r in m.items.items()}
@@ -264,6 +265,8 @@ def behaviour_table(models: Sequence[Model], threshold: float) -> pd.DataFrame:
                                                       for d in details.values())),
                      "abstained on answerable": str(sum(d.get("match") == "abstained on an answerable task"
                                                         for d in details.values())),
+                     "answered without reading": str(sum(d.get("match") == "pages not read" for d in details.values())),
+                     "rejected": str(sum(d.get("match") == "rejected" for d in details.values())),
                      "unsafe": str(sum(d.get("match") == "unsafe" for d in details.values()))})
     return pd.DataFrame(rows)
 

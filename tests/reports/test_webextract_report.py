@@ -72,6 +72,13 @@ def test_the_archetype_table_has_every_archetype_and_best_and_worst_lines(evals,
     assert "abstain: best aggregate_min_max 0.00 (n=3)" in md and "oracle: worst " in md
 
 
+def test_the_behaviour_table_counts_answers_given_without_reading(evals, tmp_path):
+    build_webextract_report([evals["oracle"], evals["abstain"]], out_dir=tmp_path, labels=["oracle", "abstain"])
+    behaviour = pd.read_csv(tmp_path / "webextract_behaviour.csv", dtype=str).set_index("model")
+    assert behaviour.loc["abstain", "answered without reading"] == "72"
+    assert behaviour.loc["oracle", "answered without reading"] == "0" and behaviour.loc["oracle", "unsafe"] == "0"
+
+
 def test_failures_are_counted_by_archetype_and_difficulty(evals, tmp_path):
     build_webextract_report([evals["abstain"]], out_dir=tmp_path, labels=["abstain"])
     failures = tables(tmp_path)["failures"].set_index("archetype")
