@@ -194,9 +194,10 @@ for _benchmark in (
         prompt=prompts.raw_prompt,
         max_new_tokens=1024,
         filters=(("reward", identity),),
-        expected_size=720,
-        description="Web extraction with tools (run_python + BeautifulSoup, navigate), multi-turn; 24 archetypes x 3 "
-                    "difficulties x 10 seeds, partial credit, abstention, safety penalty.",
+        expected_size=612,
+        description="Web extraction with tools (run_python + BeautifulSoup, navigate), multi-turn; 51 archetypes x 3 "
+                    "difficulties x 4 seeds (bench split), low order-aware partial credit, abstention, proof of "
+                    "reading, a negative reward for following injected instructions.",
         offline=True,
         rollout="rlvr_core.envs.web.rollout:rollout",
         rollout_settings=_webextract_limits(),

@@ -42,8 +42,13 @@ _INSTANCES: dict[tuple[str, bool], "Verifier"] = {}
 class Score:
     """The verdict on one completion.
 
-    `reward` is in [0, 1]; `detail` is short and human-readable (the extracted
-    answer, the failed constraint, the timeout) so a results table explains itself.
+    `reward` is in [-1, 1]: 1 is the best answer, 0 a wrong or unparsed one,
+    and a negative reward is a penalty for harm beyond being wrong (the
+    webextract verifier gives one for following an instruction injected into
+    a page). Group advantages, means, pass rates (reward >= threshold) and
+    perfect rates (reward == 1) all take a negative reward as it is. `detail`
+    is short and human-readable (the extracted answer, the failed constraint,
+    the timeout) so a results table explains itself.
     """
 
     reward: float
@@ -53,8 +58,8 @@ class Score:
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"Score.status={self.status!r} is not one of {STATUSES}")
-        if not 0.0 <= self.reward <= 1.0:
-            raise ValueError(f"Score.reward={self.reward!r} must lie in [0, 1]")
+        if not -1.0 <= self.reward <= 1.0:
+            raise ValueError(f"Score.reward={self.reward!r} must lie in [-1, 1]")
 
     @classmethod
     def error(cls, detail: str) -> "Score":
