@@ -19,7 +19,7 @@ from pathlib import Path
 
 TEMP_DIR_ENV = "RLVR_RAY_TEMP_DIR"
 FALLBACK_TEMP_ROOT = Path("/tmp")
-# What Ray appends to its temp dir, e.g. `/session_YYYY-MM-DD_HH-MM-SS_ffffff_PID/sockets/plasma_store`, with room to spare.
+# What Ray appends to its temp dir (`/session_<date>_<time>_<usec>_<pid>/sockets/plasma_store`), with room to spare.
 RAY_SOCKET_SUFFIX = 72
 AF_UNIX_MAX_BYTES = 107
 
