@@ -6,7 +6,7 @@ In one process, for the config's model (default configs/gsm8k.yaml, Qwen3-1.7B-B
 only a real device exercises, on the devices the run's device plan gives (`rlvr_core.devices`: this
 node's free GPUs), and prints one table:
   1. the device (name, memory), the device plan, and the trainer memory estimate of
-     `python -m rlvr_core.grpo.memory`;
+     `python -m rlvr_core.devices.memory`;
   2. the trainer loaded on the plan's trainer GPU, then a vLLM engine on the plan's rollout GPU: start time
      and generation throughput (sampling at temperature 1);
   3. on a shared GPU (one GPU: the plan's shared-gpu layout), the engine put to sleep before the trainer
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     from rlvr_core.grpo.actors import trainer_options
     from rlvr_core.grpo.algo import get_algorithm
     from rlvr_core.grpo.batch import Group, Rollout, build_train_batch
-    from rlvr_core.grpo.memory import architecture_of, estimate_training_memory
+    from rlvr_core.devices.memory import architecture_of, estimate_training_memory
     from rlvr_core.grpo.trainer import PolicyTrainer
     from rlvr_core.models.resolve import resolve_model_path
     from rlvr_core.storage import open_store
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         verdict = "fits" if estimate.fits(capacity) else "DOES NOT FIT"
         if not estimate.fits(capacity):
             raise RuntimeError(f"trainer estimate {estimate.total / GIB:.1f} GiB > {capacity / GIB:.1f} GiB "
-                               "(python -m rlvr_core.grpo.memory CONFIG shows the parts and the fix)")
+                               "(python -m rlvr_core.devices.memory CONFIG shows the parts and the fix)")
         return (f"{estimate.total / GIB:.1f} GiB of {capacity / GIB:.1f} GiB ({verdict}); "
                 f"{estimate.micro_batch_tokens:,} tokens per micro-batch")
 

@@ -34,7 +34,7 @@ def _rows(name: str) -> list[dict]:
 
 
 def _problems(name: str):
-    from rlvr_core.data.schema import Problem
+    from rlvr_core.problem import Problem
 
     rows = _rows(name)
     answer_key = "gold" if name == "math" else "answer"
@@ -49,7 +49,7 @@ def _math_verify_chunk(pairs: list[tuple[str, str]]) -> list[bool]:
 
 def _warmup():
     """Items that load sympy/math-verify, langdetect and the sandbox, on texts not measured."""
-    from rlvr_core.data.schema import Problem
+    from rlvr_core.problem import Problem
 
     lang = json.dumps({"func_name": "validate_response_language", "language": "en"})
     # IFEval counts sentences and capital words with NLTK, imported on first use (about a second).
@@ -70,7 +70,7 @@ def _math_verify_cases(workers: int, bare: bool = False) -> tuple[int, int, int]
     Rows marked `deviation` (a later issue decided against the label) are left out. `bare`: each
     prediction is the whole completion as written, not wrapped in a box (string-extraction cases aside).
     """
-    from rlvr_core.data.schema import Problem
+    from rlvr_core.problem import Problem
     from rlvr_core.verifiers import VerifierPool
 
     cases = [c for c in _rows("math_verify_cases") if not c.get("deviation")]

@@ -18,7 +18,7 @@ and evaluation engines load (`weights_dtype`, bf16 for the GPU configs), and
 with `keep_optimizer="latest"` only the newest checkpoint keeps its training
 state: publishing one strips the state of the others (manifest rewritten
 first, then the files removed; their `content_hash` does not change). Sizes
-per config: `python -m rlvr_core.grpo.memory CONFIG`.
+per config: `python -m rlvr_core.devices.memory CONFIG`.
 
 Off the training thread: `write_checkpoint` writes the files into the temp
 folder (the weights must be read while they hold still); `commit` hashes,

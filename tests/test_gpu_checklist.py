@@ -46,7 +46,7 @@ def test_a_config_that_cannot_fit_fails_its_row_with_the_fix_and_the_rest_still_
     code, rows, output = run_checklist(trained_tiny_model_dir, tmp_path, "training.gpu_memory_gib=0.001")
     assert code == 1, output
     status, figures = rows["trainer memory estimate"]
-    assert status == "FAIL" and "rlvr_core.grpo.memory" in figures, output
+    assert status == "FAIL" and "rlvr_core.devices.memory" in figures, output
     assert all(rows[name][0] == "ok" for name in CHECKS if name != "trainer memory estimate"), output
 
 

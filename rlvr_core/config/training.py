@@ -113,7 +113,7 @@ class TrainingConfig(Section):
         description="GPUs for the trainer actor on CUDA. Only 1 is supported: multi-GPU FSDP is not implemented (untestable here).")
     gpu_memory_gib: float = Field(
         79.0, gt=0, le=4096,
-        description="Trainer GPU memory that `python -m rlvr_core.grpo.memory` checks a config against (an 80 GB "
+        description="Trainer GPU memory that `python -m rlvr_core.devices.memory` checks a config against (an 80 GB "
                     "H100/A100 has ~79 GiB); at start on a GPU, the device's own total is used instead.")
     ray_address: RayAddress | None = Field(
         None, description="Existing Ray cluster to join (`auto` or `host:port`); None: env RAY_ADDRESS, else a local cluster.")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from rlvr_core.data.schema import COLUMNS, Problem
+from rlvr_core.problem import COLUMNS, Problem
 from rlvr_core.storage import Store
 
 log = logging.getLogger(__name__)

@@ -21,7 +21,7 @@ from typing import Any
 
 from rlvr_core.data import cache
 from rlvr_core.data.registry import Resolved, resolve
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.data.source import RowContext, SkipRow, Source
 from rlvr_core.storage import Store
 

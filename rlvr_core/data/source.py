@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rlvr_core.data.schema import Problem, VerifierName
+from rlvr_core.problem import Problem, VerifierName
 
 Row = Mapping[str, Any]
 Normaliser = Callable[[Row, "RowContext"], Problem]

@@ -224,7 +224,7 @@ def _shared_engine_share(config: "ExperimentConfig", gpu_memory_gib: float | Non
     """vLLM's `gpu_memory_utilization` beside the trainer: the GPU less the trainer's fixed state (fp32 weights,
     gradients, AdamW moments, a reference copy), at most vLLM's default. The trainer's activations fit while
     the engine sleeps. Refused when the engine's share cannot hold its own bf16 weights and some KV cache."""
-    from rlvr_core.grpo.memory import ADAM_FP32_BYTES_PER_PARAM, architecture_of
+    from rlvr_core.devices.memory import ADAM_FP32_BYTES_PER_PARAM, architecture_of
 
     capacity_gib = gpu_memory_gib or config.training.gpu_memory_gib
     try:

@@ -20,7 +20,7 @@ import random
 import re
 from typing import Any
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.envs.chat import Message, PlainTranscript, tool_message
 from rlvr_core.envs.episode import StepResult
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.envs.episode import run_episodes
 from rlvr_core.envs.policy import TextPolicy
 from rlvr_core.envs.registry import environment_for

@@ -165,7 +165,7 @@ class Session:
     def _check_memory(self, model_path: str) -> None:
         """The trainer's GPU memory estimate against its GPU (the plan's NVML reading, else
         training.gpu_memory_gib); nothing on the CPU. The driver never touches CUDA itself."""
-        from rlvr_core.grpo.memory import GIB, check_at_start
+        from rlvr_core.devices.memory import GIB, check_at_start
 
         capacity = None
         if self.plan.trainer is not None:

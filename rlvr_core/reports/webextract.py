@@ -32,7 +32,7 @@ import pandas as pd
 
 from rlvr_core.evaluation.jsonl import read_records
 from rlvr_core.evaluation.metrics import DEFAULT_PASS_THRESHOLD
-from rlvr_core.reports import stats
+from rlvr_core import stats
 from rlvr_core.reports.load import EvalEntry, read_eval
 
 MODE_KEYS = ("dataset", "split", "rollout", "settings", "pass_threshold")
@@ -43,21 +43,8 @@ def pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def bootstrap_mean(values: Sequence[float], *, resamples: int = 4000, seed: int = 0) -> stats.Interval:
-    """Percentile bootstrap interval of the mean (resampling items)."""
-    import numpy as np
-
-    data = np.asarray(values, dtype=float)
-    if data.size == 0:
-        raise ValueError("bootstrap_mean needs at least one value")
-    rng = np.random.default_rng(seed)
-    means = data[rng.integers(0, data.size, size=(resamples, data.size))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return stats.Interval(float(data.mean()), float(low), float(high), "bootstrap")
-
-
 def _mean_ci(values: Sequence[float]) -> str:
-    ci = bootstrap_mean(values)
+    ci = stats.bootstrap_mean(values)
     return f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]"
 
 

@@ -97,7 +97,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from rlvr_core.sandbox import host
-from rlvr_core.sandbox.channel import Session, SessionEnded, recv_frame, send_frame
+from rlvr_core.sandbox.channel import ExecResult, Session, SessionEnded, recv_frame, send_frame
 from rlvr_core.sandbox.host import SANDBOX_ENV, SANDBOX_UID_BASE, Cgroup, UidLease
 from rlvr_core.sandbox.seccomp import SYSCALLS, filter_program
 
@@ -105,7 +105,6 @@ log = logging.getLogger(__name__)
 
 SandboxSetting = Literal["auto", "bwrap", "host", "host-unsafe"]
 SETTINGS: tuple[str, ...] = get_args(SandboxSetting)
-ExecStatus = Literal["ok", "failed", "timeout", "error"]
 PROBE = ("import os, socket\ntry:\n    socket.socket().close()\n    net = 'open'\nexcept OSError:\n    net = 'blocked'\n"
          "print(os.getuid(), net, sum(range(5)))")
 START_TIMEOUT_S = 60.0  # an interpreter start on a loaded 2-core machine
@@ -116,25 +115,6 @@ TMPFS_INODES = 16384  # files a run may create in its private /tmp or /dev/shm: 
 
 __all__ = ["SANDBOX_UID_BASE", "SETTINGS", "ExecResult", "Sandbox", "SandboxSetting", "SandboxUnavailable",
            "Session", "SessionEnded", "check_sandbox", "default_sandbox", "run_program", "sandbox_guarantees"]
-
-
-@dataclass(frozen=True)
-class ExecResult:
-    """What happened to one program.
-
-    `status`: "ok" (exit 0, or ended by the caller after `serve`), "failed"
-    (other exit code, a signal, the memory limit), "timeout" (wall clock), or
-    "error" (the sandbox could not run it; `detail` says why). `stdout` is the
-    first `output_cap` bytes, `stderr` the last.
-    """
-
-    status: ExecStatus
-    returncode: int | None
-    stdout: str
-    stderr: str
-    duration_s: float
-    detail: str = ""
-    stdout_truncated: bool = False
 
 
 class SandboxUnavailable(RuntimeError):

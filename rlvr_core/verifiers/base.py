@@ -19,7 +19,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Literal, Protocol, get_args
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 
 Status = Literal["correct", "wrong", "unparsed", "timeout", "error"]
 STATUSES: tuple[str, ...] = get_args(Status)

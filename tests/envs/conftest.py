@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.envs.chat import Message, PlainTranscript
 from rlvr_core.envs.episode import Episode, ModelTurn, Segment
 from rlvr_core.envs.web.dataset import generate_split, to_problem

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.envs.web.oracle import final_text
 from rlvr_core.envs.web.rubric import NORMALISED, PARTIAL_MAX, match
 from rlvr_core.envs.web.task import archetypes

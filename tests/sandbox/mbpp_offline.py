@@ -12,7 +12,7 @@ import ast
 import json
 from functools import cache
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.data.source import RowContext
 from rlvr_core.data.sources.mbpp import MBPP
 from rlvr_core.evaluation.prompts import fewshot

@@ -19,7 +19,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.verifiers import VerifierPool
 from rlvr_core.sandbox import host
 from rlvr_core.sandbox.runner import SANDBOX_UID_BASE, Sandbox

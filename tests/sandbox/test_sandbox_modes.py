@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import rlvr_core.sandbox.runner as sandbox_module
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.sandbox import host
 from rlvr_core.verifiers.code.verifier import CodeVerifier
 from rlvr_core.sandbox.runner import Sandbox, SandboxUnavailable, SessionEnded, check_sandbox

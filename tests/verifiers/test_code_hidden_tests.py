@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.data.sources.mbpp import official_tests_only
 from rlvr_core.sandbox.runner import Sandbox
 from rlvr_core.verifiers.code import hidden

@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.verifiers import VerifierPool, verify
 from rlvr_core.verifiers.ifeval.strict import COMMAS
 

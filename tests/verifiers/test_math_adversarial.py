@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.verifiers import verify
 from rlvr_core.verifiers.math.extract import extract_answer
 

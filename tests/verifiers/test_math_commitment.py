@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.verifiers import verify
 
 

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import pytest
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.verifiers.math.extract import extract_answer
 from rlvr_core.verifiers.math.scan import math_spans
 from rlvr_core.verifiers.math.verifier import MathVerifier

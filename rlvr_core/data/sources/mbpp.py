@@ -23,7 +23,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.data.source import Derivation, Row, RowContext, SkipRow, Source, list_field, text_field
 from rlvr_core.verifiers.code.reference import trusted_parts
 

@@ -8,7 +8,7 @@ cell, for final numbers), never sharing a seed; see
 
 from __future__ import annotations
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.data.source import Source
 
 

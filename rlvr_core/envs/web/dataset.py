@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.envs.web.page import DIFFICULTIES
 from rlvr_core.envs.web.task import GENERATOR_VERSION, Task, archetypes, build_task
 

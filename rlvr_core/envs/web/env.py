@@ -29,7 +29,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.envs.chat import Message, tool_message
 from rlvr_core.envs.episode import StepResult
 from rlvr_core.envs import jsonsafe

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.envs.episode import Episode, run_episodes
 from rlvr_core.envs.policy import policy_for
 from rlvr_core.envs.web.env import EpisodeLimits, WebExtractEnv

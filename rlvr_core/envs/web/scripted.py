@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.envs.episode import Episode
 from rlvr_core.envs.web import solvers
 from rlvr_core.envs.web.oracle import ScriptedPolicy, final_text, last_output, reading_turn, solver_path
@@ -201,7 +201,7 @@ def rewards(policy: Any, problems: Sequence[Problem]) -> list[float]:
 
 
 def _cell(values: Sequence[float]) -> str:
-    from rlvr_core.reports.webextract import bootstrap_mean
+    from rlvr_core.stats import bootstrap_mean
 
     ci = bootstrap_mean(values)
     return f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]"

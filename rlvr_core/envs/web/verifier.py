@@ -36,7 +36,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.envs import jsonsafe
 from rlvr_core.envs.web import protocol
 from rlvr_core.envs.web.env import EPISODE_FORMAT, EPISODE_KEY, EpisodeLimits

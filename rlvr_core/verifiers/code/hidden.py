@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.sandbox.codec import NotPlainData, encode
 from rlvr_core.sandbox.runner import Sandbox
 from rlvr_core.verifiers.code.grader import evaluate, grade, plan_tests

@@ -21,7 +21,7 @@ import os
 import re
 from typing import Any, Literal
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.sandbox.runner import default_sandbox
 from rlvr_core.verifiers.base import Score
 from rlvr_core.verifiers.code.grader import grade, plan_tests

@@ -6,7 +6,7 @@ reference ones where the reference accepts a loophole (see `ifbench.strict`).
 
 from __future__ import annotations
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.verifiers.base import Score
 from rlvr_core.verifiers.ifbench.registry import CONSTRAINTS, STRICT_MODE_CONSTRAINTS
 from rlvr_core.verifiers.ifeval.registry import for_mode

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.verifiers.base import Score
 from rlvr_core.verifiers.ifeval.checks import check_each
 from rlvr_core.verifiers.ifeval.parsing import parse_ground_truth

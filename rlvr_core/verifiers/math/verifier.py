@@ -17,7 +17,7 @@ never raises. The strict and reference modes score math alike.
 
 from __future__ import annotations
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.verifiers.base import Score
 from rlvr_core.verifiers.math.compare import judge
 from rlvr_core.verifiers.math.extract import extract, extract_answer

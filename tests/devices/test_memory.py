@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rlvr_core.config import load_config
-from rlvr_core.grpo.memory import (GIB, Architecture, MemoryEstimateError, architecture_of, check_at_start,
+from rlvr_core.devices.memory import (GIB, Architecture, MemoryEstimateError, architecture_of, check_at_start,
                                    estimate_training_memory, main)
 
 
@@ -76,7 +76,7 @@ def test_head_dim_defaults_to_hidden_over_heads() -> None:
 
 
 def test_bf16_checkpoints_with_the_newest_state_only_take_a_third_of_the_disk_fp32_full_ones_did() -> None:
-    from rlvr_core.grpo.memory import checkpoint_sizes
+    from rlvr_core.devices.memory import checkpoint_sizes
 
     arch = architecture_of("Qwen/Qwen3-1.7B-Base")
     params = arch.parameters()
@@ -90,7 +90,7 @@ def test_bf16_checkpoints_with_the_newest_state_only_take_a_third_of_the_disk_fp
 
 
 def test_the_cli_prints_the_checkpoint_sizes(capsys) -> None:
-    from rlvr_core.grpo.memory import main
+    from rlvr_core.devices.memory import main
 
     main(["gsm8k"])
     out = capsys.readouterr().out

@@ -112,7 +112,7 @@ def architecture_of(name_or_path: str) -> Architecture:
     if name_or_path in KNOWN_ARCHITECTURES:
         return Architecture.from_config(KNOWN_ARCHITECTURES[name_or_path])
     raise ValueError(f"no config.json for {name_or_path!r} (not a folder, not in the Hugging Face cache, not in "
-                     f"rlvr_core/grpo/memory.py's KNOWN_ARCHITECTURES). Fix: download the model first, or add its "
+                     f"rlvr_core/devices/memory.py's KNOWN_ARCHITECTURES). Fix: download the model first, or add its "
                      f"config.json fields to KNOWN_ARCHITECTURES")
 
 
@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     from rlvr_core.config import load_config
 
     parser = argparse.ArgumentParser(
-        prog="python -m rlvr_core.grpo.memory",
+        prog="python -m rlvr_core.devices.memory",
         description="Estimate the trainer's GPU memory for a config and check it fits (exit 1 when not); then "
                     "what the run's checkpoints take on disk.")
     parser.add_argument("config", help="a config path or a name in configs/, e.g. gsm8k")
