@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import random
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 
 SOURCE = "arith-chain"
 SPLIT_SIZES = {"train": 20_000, "test": 1_000}

@@ -3,7 +3,7 @@ splits `train` (20,000) and `test` (1,000), disjoint by a fixed hash of the numb
 
 from __future__ import annotations
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.data.source import Source
 
 
