@@ -171,6 +171,25 @@ def merge_identical_rows(batch: dict[str, np.ndarray]) -> tuple[dict[str, np.nda
     return merged, copies
 
 
+def rows_with_gradient(batch: dict[str, np.ndarray], copies: np.ndarray, *,
+                       zero_advantage_counts: bool) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """`batch` (and its rows' `copies`) without the rows whose every loss term is exactly 0 with a 0 gradient.
+
+    A row whose token weights are all 0 (a completion `skip_overlong` masked) adds nothing to the loss.
+    Unless `zero_advantage_counts`, neither does a row whose advantage is 0 (every completion of a group with
+    equal rewards): its PPO term is -min(ratio * 0, clip(ratio) * 0) = 0 for any weights, so without a KL
+    term, and without metrics that read every row's log-probs, it is a forward and backward pass that adds
+    exact zeros. On hard prompts (all samples wrong) or easy ones (all right) that is whole groups. The loss
+    weights were computed over the whole batch, so the kept rows' loss and gradient are the whole batch's.
+    """
+    live = batch["token_weights"].any(axis=1)
+    if not zero_advantage_counts:
+        live &= batch["advantages"] != 0
+    if live.all():
+        return batch, copies
+    return {k: v[live] for k, v in batch.items()}, copies[live]
+
+
 def pad_rows(rows: list[tuple[list[int], list[int]]], pad_token_id: int) -> dict[str, np.ndarray]:
     """(prompt ids, completion ids) rows left-padded to one right edge, as `generate` pads them:
     input_ids [B, L], attention_mask [B, L], position_ids [B, L] (counted from each row's first real token),

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -55,14 +56,18 @@ class ColocatedTrainer(PolicyTrainer, ServesRollouts):
         super().__init__(model_path, **trainer_options)
         self.backend = HFBackend.sharing(self.model, model_path, seed=trainer_options.get("seed", 0),
                                          batch_size=generation_batch_size, trust_remote_code=trust_remote_code)
-        self.references = ReferenceAhead(self.reference_logprobs) if self.reference is not None else None
+        self.references = (ReferenceAhead(self.reference_logprobs, self.seconds) if self.reference is not None
+                           else None)
 
     def generate(self, prompts: list[str], params: dict[str, Any]) -> list[dict[str, Any]]:
         """Sample as any rollout worker; sampled rollouts (training's, not a greedy evaluation's) also start
-        their reference log-probs in the background."""
+        their reference log-probs in the background, and count in the next update's `trainer_seconds`."""
+        started = time.perf_counter()
         gens = super().generate(prompts, params)
-        if self.references is not None and params.get("temperature", 1.0) > 0:
-            self.references.prepare([(g["prompt_token_ids"], g["token_ids"]) for g in gens])
+        if params.get("temperature", 1.0) > 0:
+            self.seconds["decode"] += time.perf_counter() - started
+            if self.references is not None:
+                self.references.prepare([(g["prompt_token_ids"], g["token_ids"]) for g in gens])
         return gens
 
     def train_step(self, batch: dict[str, np.ndarray] | None, batch_tokens: float | None = None) -> dict[str, float]:
@@ -113,11 +118,12 @@ class ReferenceAhead:
     `prepare` starts a batch; `lookup` waits for it and returns a micro-batch's [B, tail] log-probs when every
     row was prepared (else None: the caller computes them); `forget_used` drops every row prepared up to the
     last batch an update read from (rows of later, generated-ahead batches stay). A failed preparation is
-    logged and its rows are simply missing.
+    logged and its rows are simply missing. Each preparation's seconds are added to `seconds["reference"]`.
     """
 
-    def __init__(self, compute: "Any") -> None:
+    def __init__(self, compute: "Any", seconds: dict[str, float]) -> None:
         self.compute = compute                      # pad_rows arrays -> [B, K] tensor (PolicyTrainer method)
+        self.seconds = seconds                      # the trainer's per-step profile
         self.rows: dict[Row, tuple[int, np.ndarray]] = {}   # row -> (batch number, log-probs of its completion)
         self.batches, self.used = 0, -1
         self._thread: threading.Thread | None = None
@@ -132,11 +138,14 @@ class ReferenceAhead:
             self._thread.start()
 
     def _run(self, rows: dict[Row, tuple[list[int], list[int]]], number: int) -> None:
+        started = time.perf_counter()
         try:
             logprobs = self.compute(pad_rows(list(rows.values()), pad_token_id=0)).cpu().numpy()
         except Exception:  # the update computes what is missing
             log.warning("reference log-probs ahead failed; the update computes them", exc_info=True)
             return
+        finally:
+            self.seconds["reference"] += time.perf_counter() - started
         for i, (key, (_, completion)) in enumerate(rows.items()):
             self.rows[key] = (number, logprobs[i, logprobs.shape[1] - len(completion):])
 

@@ -32,7 +32,7 @@ import torch
 
 # Summed over replicas: each replica normalises them by the whole batch's token count.
 ADDITIVE_METRICS = ("loss", "kl", "clip_fraction", "trained_tokens", "micro_batches", "rollout_logprob_gap",
-                    "tis_weight_mean", "reference_prepared", "rows_merged")
+                    "tis_weight_mean", "reference_prepared", "rows_merged", "rows_skipped")
 
 
 def shard_rows(batch: dict[str, np.ndarray], replicas: int, group_size: int,

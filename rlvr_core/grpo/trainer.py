@@ -14,7 +14,11 @@ a micro-batch runs through the policy and the reference once, its G
 completions on top of its cached keys/values (`shared_prompt.py`). Rows
 repeated exactly (the same completion of the same prompt with the same
 advantage, common once the policy is sure of an answer) run once, weighted by
-their count (`batch.merge_identical_rows`: the same loss and gradient).
+their count (`batch.merge_identical_rows`: the same loss and gradient), and
+rows whose every loss term is exactly 0 are not run at all
+(`batch.rows_with_gradient`: without a KL term, every completion of a group
+whose rewards are all equal). Each update reports where the actor's time
+went since the last one (`trainer_seconds`, in the trace).
 
 Old log-probs: the rollout engine's by default. With
 `recompute_old_logprobs`, the trainer's own (free: one update per batch, so
@@ -33,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import math
 import random
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -40,7 +45,7 @@ import numpy as np
 import torch
 
 from rlvr_core.grpo.algo.common import ClipSettings, per_token_loss, truncated_is_weights
-from rlvr_core.grpo.batch import merge_identical_rows
+from rlvr_core.grpo.batch import merge_identical_rows, rows_with_gradient
 from rlvr_core.grpo.prefix_tree import PrefixForest, prefer_prefix_tree, prefix_tree_logprobs
 from rlvr_core.grpo.shared_prompt import shared_prompt_logprobs
 
@@ -115,6 +120,11 @@ _INPUTS = ("input_ids", "attention_mask", "position_ids")
 class PolicyTrainer:
     """One optimizer over one model; `version` counts optimizer updates since the starting weights."""
 
+    # What each update reports in `trainer_seconds` (the trace's per-step profile of the actor): sampling the
+    # step's rollouts (colocated only), reference log-probs (ahead of the update or in it), the policy's
+    # forward and backward passes, the gradient all-reduce of data-parallel replicas, clipping and AdamW.
+    STEP_PARTS = ("decode", "reference", "update", "gradient_sum", "optimizer")
+
     def __init__(self, model_path: str, *, reference_path: str | None, learning_rate: float, weight_decay: float,
                  warmup_steps: int, max_steps: int, lr_schedule: str, max_grad_norm: float,
                  grad_accum_steps: int, micro_batch_tokens: int | None = None, gradient_checkpointing: bool = False,
@@ -157,6 +167,7 @@ class PolicyTrainer:
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(
             self.optimizer, lr_lambda(warmup_steps, max_steps, lr_schedule))
         self.version = 0
+        self.seconds = dict.fromkeys(self.STEP_PARTS, 0.0)  # where time went since the last update's report
         self.replicas = 1          # > 1 once `join_replicas` has put this trainer in a data-parallel group
         self._rendezvous = None    # the first replica's store, kept alive while the group forms
         self._publisher = None     # commits checkpoints in a background thread (created on the first publish)
@@ -190,7 +201,8 @@ class PolicyTrainer:
 
     def train_step(self, batch: dict[str, np.ndarray] | None, batch_tokens: float | None = None) -> dict[str, float]:
         """One optimizer update on `batch` (None: nothing survived the filters; the version still advances
-        so every step has a version, but no parameter moves). Returns scalar metrics.
+        so every step has a version, but no parameter moves). Returns scalar metrics, and `trainer_seconds`:
+        where this update's time went (`STEP_PARTS`).
 
         Data parallel: `batch` is this replica's share of the step's batch (None for an empty share) and
         `batch_tokens` the whole batch's completion tokens; every replica given `batch_tokens` joins the
@@ -198,24 +210,35 @@ class PolicyTrainer:
         """
         metrics = {"loss": 0.0, "kl": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0,
                    "lr": self.scheduler.get_last_lr()[0], "trained_tokens": 0, "micro_batches": 0,
-                   "reference_prepared": 0, "rows_merged": 0}
+                   "reference_prepared": 0, "rows_merged": 0, "rows_skipped": 0}
         shares = self.replicas > 1 and batch_tokens is not None  # a share of a batch the replicas step on
         if batch is not None:
             metrics.update(self.accumulate_gradients(batch, batch_tokens))
+        started = time.perf_counter()
         if shares:
             from rlvr_core.grpo.data_parallel import all_reduce_gradients
 
             all_reduce_gradients(self.model.parameters())
+        summed = time.perf_counter()
         if batch is not None or shares:
             metrics["grad_norm"] = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.max_grad_norm))
             self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
         self.scheduler.step()
+        self.seconds["gradient_sum"] += summed - started
+        self.seconds["optimizer"] += time.perf_counter() - summed
         self.version += 1
         metrics["version"] = self.version  # checked by the driver (replicas.py), not traced
         if self.replicas > 1:
             metrics["weights_checksum"] = self.weights_checksum()
+        metrics["trainer_seconds"] = self._take_seconds()
         return metrics
+
+    def _take_seconds(self) -> dict[str, float]:
+        """The seconds of each part since the last update's report; then zeroed."""
+        taken = dict(self.seconds)
+        self.seconds.update(dict.fromkeys(self.STEP_PARTS, 0.0))  # in place: a colocated thread adds to it too
+        return taken
 
     def accumulate_gradients(self, batch: dict[str, np.ndarray], batch_tokens: float | None = None) -> dict[str, float]:
         """Backward of the whole batch's loss into `.grad`, one micro-batch at a time; returns loss metrics
@@ -243,6 +266,7 @@ class PolicyTrainer:
             self.model.set_attn_implementation(loaded)
 
     def _accumulate(self, batch: dict[str, np.ndarray], batch_tokens: float | None) -> dict[str, float]:
+        started, reference_seconds = time.perf_counter(), 0.0
         batch, copies = merge_identical_rows(batch)
         local = float(batch["completion_mask"].sum())
         tokens = local if batch_tokens is None else float(batch_tokens)
@@ -250,6 +274,17 @@ class PolicyTrainer:
                    "reference_prepared": 0, "rows_merged": int(copies.sum()) - len(copies)}
         if self.recompute_old_logprobs:
             metrics.update(rollout_logprob_gap=0.0, **({} if self.tis_cap is None else {"tis_weight_mean": 0.0}))
+        # Without a KL term (or recomputed log-probs, whose metrics read every row), zero-advantage rows add 0.
+        merged_copies = int(copies.sum())
+        batch, copies = rows_with_gradient(
+            batch, copies, zero_advantage_counts=self.reference is not None or self.recompute_old_logprobs)
+        metrics["rows_skipped"] = merged_copies - int(copies.sum())  # completions whose rows were not computed
+        if not len(copies):  # the gradient of a loss of exact zeros: zeros, which AdamW still steps on
+            for p in self.model.parameters():
+                if p.requires_grad and p.grad is None:  # a backward of zeros would leave existing ones as they are
+                    p.grad = torch.zeros_like(p)
+            self.seconds["update"] += time.perf_counter() - started
+            return metrics
         for rows, first, tail in plan_micro_batches(batch, self.grad_accum_steps, self.micro_batch_tokens):
             # Inputs lose the shared left padding; per-target arrays keep only the trained tail.
             t = {k: torch.from_numpy(v[rows][:, first:] if k in _INPUTS else
@@ -261,12 +296,16 @@ class PolicyTrainer:
                 logprobs = completion_logprobs(self.model)
                 ref = None
                 if self.reference is not None:
+                    reference_started = time.perf_counter()
                     ref = self._prepared_reference(t, tail)
                     if ref is None:
                         with torch.no_grad():
                             ref = completion_logprobs(self.reference)
+                        self.seconds["reference"] += time.perf_counter() - reference_started
                     else:
                         metrics["reference_prepared"] += int(copies[rows].sum())
+                    # Waiting for prepared values is the preparation's time (counted where it ran), not the update's.
+                    reference_seconds += time.perf_counter() - reference_started
             mask = t["completion_mask"]
             old, weights = t["old_logprobs"], None
             if self.recompute_old_logprobs:  # pi_old under the trainer's numerics; no update has happened yet
@@ -283,6 +322,7 @@ class PolicyTrainer:
             metrics["clip_fraction"] += float((stats["clipped"] * mask).sum()) / tokens
             if "kl" in stats:
                 metrics["kl"] += float((stats["kl"] * mask).sum()) / tokens
+        self.seconds["update"] += time.perf_counter() - started - reference_seconds
         return metrics
 
     def _prepared_reference(self, t: dict[str, torch.Tensor], tail: int) -> torch.Tensor | None:

@@ -74,3 +74,17 @@ def test_a_tis_cap_without_recomputed_old_logprobs_is_refused_by_name() -> None:
         load_config("tiny-arith", ["grpo.tis_cap=2.0"])
     assert "recompute_old_logprobs: true" in str(err.value)
     assert load_config("gsm8k").grpo.tis_cap == 2.0  # the vLLM configs correct for the engine's numerics
+
+
+def test_on_policy_the_sampling_pass_log_probs_are_the_recomputed_ones_so_the_update_is_the_same(tiny_model_dir):
+    """Colocated in fp32, pi_old as recorded while sampling costs no pass and is pi_old recomputed, up to the
+    float rounding of a different batch shape: the PPO ratio is 1, nothing clips, the gradients agree."""
+    from tests.grpo.test_reference_ahead import colocated, sampled_batch
+
+    batch = sampled_batch(colocated(tiny_model_dir), prompts=3)
+    recorded, recomputing = colocated(tiny_model_dir), colocated(tiny_model_dir, recompute_old_logprobs=True)
+    metrics = recorded.accumulate_gradients(batch)
+    gap = recomputing.accumulate_gradients(batch)["rollout_logprob_gap"]
+    assert gap < 1e-5 and metrics["clip_fraction"] == 0.0
+    for (name, p), q in zip(recorded.model.named_parameters(), recomputing.model.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-6, msg=name)

@@ -12,6 +12,7 @@ import torch
 
 from rlvr_core.data.arith import generate_arith
 from rlvr_core.grpo.algo import get_algorithm
+from rlvr_core.grpo.algo.common import ClipSettings
 from rlvr_core.grpo.batch import Group, Rollout, build_train_batch
 from rlvr_core.grpo.colocated import ColocatedTrainer
 from rlvr_core.grpo.sampling import sample_seeds
@@ -84,3 +85,19 @@ def test_rows_an_update_read_are_forgotten_and_rows_sampled_ahead_are_kept(tiny_
     ahead.train_step(first)
     assert ahead.train_step(second)["reference_prepared"] == len(second["advantages"])
     assert ahead.references.rows == {}
+
+
+def test_without_a_kl_term_no_reference_is_loaded_prepared_or_run(tiny_model_dir):
+    trainer = colocated(tiny_model_dir, clip=ClipSettings(eps_low=0.2, eps_high=0.2, kl_beta=0.0))
+    assert trainer.reference is None and trainer.references is None
+    metrics = trainer.train_step(sampled_batch(trainer, prompts=2))
+    assert metrics["trainer_seconds"]["reference"] == 0.0 and metrics["kl"] == 0.0
+
+
+def test_each_update_reports_where_the_replicas_time_went_since_the_last_one(tiny_model_dir):
+    trainer = colocated(tiny_model_dir)
+    seconds = trainer.train_step(sampled_batch(trainer, prompts=2))["trainer_seconds"]
+    assert set(seconds) == set(PolicyTrainer.STEP_PARTS)
+    assert all(seconds[part] > 0 for part in ("decode", "reference", "update", "optimizer"))
+    nothing_sampled = trainer.train_step(None)["trainer_seconds"]
+    assert nothing_sampled["decode"] == nothing_sampled["reference"] == nothing_sampled["update"] == 0.0
