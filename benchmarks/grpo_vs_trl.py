@@ -24,7 +24,9 @@ processes instead (DDP over gloo). All final policies are scored with the same
 greedy held-out accuracy on the workload's test split.
 
 Prints, per seed and as means: samples/s and completion tokens/s of each
-side, their ratio, and held-out accuracy after the same wall time. Rates are
+side, their ratio, and held-out accuracy after the same wall time; and for
+each of our runs a profile of its step (`step_profile`: decode, reference,
+update, all-reduce, optimizer, idle; reference prepared ahead, verification). Rates are
 measured the same way for both: work generated and trained per second from
 the end of the first step to the end of the last (start-up and the first
 step's warm-up are left out of both; everything each loop does per step,
@@ -52,6 +54,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 PROMPTS, GROUP, LR = 16, 8, 1e-4
+BUSY = ("decode", "reference", "update", "gradient_sum", "optimizer")  # a step's parts that take turns on a core
 LAYOUTS = {  # config overrides of each layout of ours
     "replicas": ["training.data_parallel=2", "training.torch_threads=1"],
     "colocated": ["training.data_parallel=1", "training.torch_threads=2", "training.colocate=true"],
@@ -93,6 +96,29 @@ def steady_rates(step_ends: list[float], step_tokens: list[int]) -> dict[str, fl
             "tokens_per_s": sum(step_tokens[1:]) / seconds}
 
 
+def step_profile(trace: list[dict], step_ends: list[float]) -> dict[str, float]:
+    """Mean seconds per step (after the first) of each part of our step, as the trace records them: the wall
+    time of a step; what the first replica's core was busy with (`trainer_seconds`: decode, reference
+    log-probs in the update, update = policy forward and backward, gradient all-reduce including the wait for
+    the other replica, optimizer); `idle`, the rest of the step, when that core waits for the driver
+    (verification, batch building, trace) and Ray's calls; beside those, the reference log-probs prepared in
+    a background thread while the core decodes or updates (`reference_ahead`), and the driver's
+    verification wall time (`verify`)."""
+    mean = {part: sum(s["trainer_seconds"][part] for s in trace) / len(trace) for part in (*BUSY, "reference_ahead")}
+    mean["step"] = (step_ends[-1] - step_ends[0]) / (len(step_ends) - 1)
+    mean["idle"] = mean["step"] - sum(mean[part] for part in BUSY)
+    mean["verify"] = sum(s["seconds"]["verify"] for s in trace) / len(trace)
+    return mean
+
+
+def profile_line(row: dict) -> str:
+    """`step_profile` as one line: each part's seconds and share of the step."""
+    p = row["profile"]
+    shares = ", ".join(f"{part} {p[part]:.3f} s ({p[part] / p['step']:.0%})" for part in (*BUSY, "idle"))
+    return (f"profile of a {row['impl']} step (seed {row['seed']}, {p['step']:.3f} s), first replica: {shares}; "
+            f"beside them: reference ahead {p['reference_ahead']:.3f} s, driver's verification {p['verify']:.3f} s")
+
+
 def run_ours(model_dir: Path, workload: Workload, args: argparse.Namespace, seed: int, workdir: Path,
              layout: str) -> dict:
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -124,9 +150,9 @@ def run_ours(model_dir: Path, workload: Workload, args: argparse.Namespace, seed
     return {"impl": f"ours-{layout}", "seed": seed, "steps": steps,
             "loop_s": step_ends[-1] - step_ends[0] + first_step, "startup_s": step_ends[0] - first_step - started,
             **steady_rates(step_ends, step_tokens), "completion_len_mean": sum(step_tokens) / steps / PROMPTS / GROUP,
-            "seconds_per_step": {part: sum(s["seconds"][part] for s in trace[1:]) / max(1, len(trace) - 1)
-                                 for part in ("generate", "verify", "train")},
+            "profile": step_profile(trace[1:], step_ends),
             "rows_merged_per_step": sum(s.get("rows_merged", 0) for s in trace) / steps,
+            "rows_skipped_per_step": sum(s.get("rows_skipped", 0) for s in trace) / steps,
             "heldout": heldout_accuracy(model, tokenizer, workload, args.eval_problems)}
 
 
@@ -274,6 +300,7 @@ def main() -> None:
             ours = [run_ours(model_dir, workload, args, seed, Path(tmp), layout) for layout in args.layouts]
             for row in ours:
                 print(json.dumps(row), flush=True)
+                print(profile_line(row), flush=True)
             theirs = run_trl(model_dir, workload, ours[0]["loop_s"], seed, Path(tmp), args, args.trl_processes)
             print(json.dumps(theirs), flush=True)
             rows += [*ours, theirs]

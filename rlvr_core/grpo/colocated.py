@@ -118,7 +118,7 @@ class ReferenceAhead:
     `prepare` starts a batch; `lookup` waits for it and returns a micro-batch's [B, tail] log-probs when every
     row was prepared (else None: the caller computes them); `forget_used` drops every row prepared up to the
     last batch an update read from (rows of later, generated-ahead batches stay). A failed preparation is
-    logged and its rows are simply missing. Each preparation's seconds are added to `seconds["reference"]`.
+    logged and its rows are simply missing. Each preparation's seconds are added to `seconds["reference_ahead"]`.
     """
 
     def __init__(self, compute: "Any", seconds: dict[str, float]) -> None:
@@ -145,7 +145,7 @@ class ReferenceAhead:
             log.warning("reference log-probs ahead failed; the update computes them", exc_info=True)
             return
         finally:
-            self.seconds["reference"] += time.perf_counter() - started
+            self.seconds["reference_ahead"] += time.perf_counter() - started
         for i, (key, (_, completion)) in enumerate(rows.items()):
             self.rows[key] = (number, logprobs[i, logprobs.shape[1] - len(completion):])
 

@@ -121,9 +121,11 @@ class PolicyTrainer:
     """One optimizer over one model; `version` counts optimizer updates since the starting weights."""
 
     # What each update reports in `trainer_seconds` (the trace's per-step profile of the actor): sampling the
-    # step's rollouts (colocated only), reference log-probs (ahead of the update or in it), the policy's
-    # forward and backward passes, the gradient all-reduce of data-parallel replicas, clipping and AdamW.
-    STEP_PARTS = ("decode", "reference", "update", "gradient_sum", "optimizer")
+    # step's rollouts (colocated only), reference log-probs in the update (computed, or waited for when they
+    # were prepared ahead), the policy's forward and backward passes, the gradient all-reduce of data-parallel
+    # replicas, clipping and AdamW; and `reference_ahead`, the background thread's preparation (colocated),
+    # which overlaps the others rather than adding to them.
+    STEP_PARTS = ("decode", "reference", "update", "gradient_sum", "optimizer", "reference_ahead")
 
     def __init__(self, model_path: str, *, reference_path: str | None, learning_rate: float, weight_decay: float,
                  warmup_steps: int, max_steps: int, lr_schedule: str, max_grad_norm: float,
@@ -301,10 +303,8 @@ class PolicyTrainer:
                     if ref is None:
                         with torch.no_grad():
                             ref = completion_logprobs(self.reference)
-                        self.seconds["reference"] += time.perf_counter() - reference_started
                     else:
                         metrics["reference_prepared"] += int(copies[rows].sum())
-                    # Waiting for prepared values is the preparation's time (counted where it ran), not the update's.
                     reference_seconds += time.perf_counter() - reference_started
             mask = t["completion_mask"]
             old, weights = t["old_logprobs"], None
@@ -322,6 +322,7 @@ class PolicyTrainer:
             metrics["clip_fraction"] += float((stats["clipped"] * mask).sum()) / tokens
             if "kl" in stats:
                 metrics["kl"] += float((stats["kl"] * mask).sum()) / tokens
+        self.seconds["reference"] += reference_seconds
         self.seconds["update"] += time.perf_counter() - started - reference_seconds
         return metrics
 
