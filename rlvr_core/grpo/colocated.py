@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from rlvr_core.grpo.actors import ServesRollouts
+from rlvr_core.grpo.rollout_serving import ServesRollouts
 from rlvr_core.grpo.batch import pad_rows
 from rlvr_core.grpo.trainer import PolicyTrainer
 

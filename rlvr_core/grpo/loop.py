@@ -18,34 +18,16 @@ actually came from regardless.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from rlvr_core.grpo.result import TrainResult
 
 if TYPE_CHECKING:
     from rlvr_core.config import ExperimentConfig
 
 CheckpointHook = Callable[[dict[str, Any]], None]
 StepHook = Callable[[dict[str, Any]], None]
-
-
-@dataclass
-class TrainResult:
-    run_dir: Path
-    final_checkpoint: str | None
-    steps: int
-    trainer_version: int
-    heldout: list[tuple[int, float]] = field(default_factory=list)
-    worker_restarts: int = 0
-    events: list[str] = field(default_factory=list)
-
-
-@dataclass
-class PendingBatch:
-    step: int
-    requests: list[Any]
-    submitted_at: float
-    positions: list[int]  # the stream positions of its prompts, in the order they were drawn
 
 
 def train(config: "ExperimentConfig", run_dir: Path | None = None, hooks: Iterable[CheckpointHook] = (), *,

@@ -22,12 +22,13 @@ import logging
 import os
 import time
 from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rlvr_core.envs.registry import environment_for
 from rlvr_core.grpo.batch import Group, Rollout, build_train_batch, filter_groups, split_by_staleness
-from rlvr_core.grpo.loop import PendingBatch, TrainResult
+from rlvr_core.grpo.result import TrainResult
 from rlvr_core.grpo.sampling import (episode_seed, plan_requests, rollout_settings, sample_seeds, source_of,
                                      stop_strings, training_prompt)
 from rlvr_core.grpo.trace import BackgroundSummaries, TraceWriter, read_trace, write_rollout_settings
@@ -43,6 +44,15 @@ log = logging.getLogger(__name__)
 
 class ResumeError(ValueError):
     """A run folder that cannot be resumed or started in; the message names the folder and the fix."""
+
+
+@dataclass
+class PendingBatch:
+    """Rollout requests submitted for a step, generated ahead of its update."""
+    step: int
+    requests: list[Any]
+    submitted_at: float
+    positions: list[int]  # the stream positions of its prompts, in the order they were drawn
 
 
 class Session:
