@@ -37,8 +37,8 @@ def test_the_suite_model_was_built_inside_the_target_band(trained_tiny_model_dir
 
 def test_a_jump_over_the_band_is_bisected_to_a_point_inside_it(tiny_model_dir: Path, trained_tiny_model_dir: Path) -> None:
     """Between an untrained model (0%) and the warmed-up one (~20%) lies a model with 3-8% accuracy."""
-    from rlvr_core.models.tiny import greedy_accuracy
-    from rlvr_core.models.warmup import Snapshot, bisect_between, warmup_data
+    from rlvr_core.models.tiny import greedy_accuracy, warmup_data
+    from rlvr_core.models.warmup import Snapshot, bisect_between
 
     recipe = TinyRecipe(target=0.03, target_band=(0.02, 0.08))
     _, selection = warmup_data(recipe)
