@@ -63,6 +63,7 @@ def test_a_jump_over_the_band_is_bisected_to_a_point_inside_it(tiny_model_dir: P
     assert len(measured) <= recipe.max_bisections
 
 
+@pytest.mark.slow
 def test_an_exhausted_step_budget_keeps_the_closest_snapshot_and_says_so(tmp_path: Path, caplog) -> None:
     from rlvr_core.models.tiny import build_tiny_model
 
