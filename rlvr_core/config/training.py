@@ -93,8 +93,8 @@ class TrainingConfig(Section):
         1, ge=1, le=64,
         description="Colocated trainer replicas: each samples and trains on its share of every step's prompts, and "
                     "their gradients are summed before each update, so all apply the same one (grpo/data_parallel"
-                    ".py). On CPU, 2 single-threaded replicas (torch_threads: 1) run a tiny-model step 1.3x faster "
-                    "than one replica on 2 threads. CPU only (gloo), colocated layout only.")
+                    ".py). On CPU, single-threaded replicas (torch_threads: 1), one per core, run a tiny-model step "
+                    "faster than one replica on every core. CPU only (gloo), colocated layout only.")
     sync_every: int = Field(1, ge=1, le=MAX_STEPS, description="Push trainer weights to rollout workers every N optimizer steps.")
     max_staleness: int = Field(
         0, ge=0, le=MAX_STEPS,
