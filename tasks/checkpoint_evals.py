@@ -63,14 +63,13 @@ def eval_cpu_threads(cfg: Any, usable_gpus: int) -> int | None:
     """torch threads for an evaluation beside a training run of `cfg` on this node: the cores its actors
     leave, at least 1, when training runs on CPU; None (torch's default) when it runs on a GPU.
 
-    Why: on 2 cores an evaluation on 2 threads beside 2 single-threaded replicas made the demo 10-17 %
-    slower than on 1 thread, and spent 3x the CPU: threads that outnumber cores spin while they wait.
+    Why: threads that outnumber cores spin while they wait, so an evaluation on every core beside
+    single-threaded training replicas slows the run and burns CPU for nothing.
     """
     t = cfg.training
     if t.device == "cuda" or (t.device == "auto" and usable_gpus):
         return None
-    actors = t.data_parallel if t.colocated else 1 + t.rollout_workers
-    return max(1, (os.cpu_count() or 1) - actors * (t.torch_threads or 1))
+    return max(1, (os.cpu_count() or 1) - t.actors * (t.torch_threads or 1))
 
 
 class ConcurrentEvals:

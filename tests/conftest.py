@@ -30,6 +30,7 @@ TEST_CACHE = REPO_ROOT / ".rlvr" / "test-cache"
 # earlier run would make a test pass here and fail on a fresh machine): point them inside it.
 for _var, _sub in (("HF_HOME", "hf-home"), ("PREFECT_HOME", "prefect-home"), ("MPLCONFIGDIR", "matplotlib")):
     os.environ[_var] = str(TEST_CACHE / "homes" / _sub)
+    (TEST_CACHE / "homes" / _sub).mkdir(parents=True, exist_ok=True)  # Prefect creates only the last level
 
 
 @pytest.fixture(scope="session")

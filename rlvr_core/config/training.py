@@ -93,8 +93,8 @@ class TrainingConfig(Section):
         1, ge=1, le=64,
         description="Colocated trainer replicas: each samples and trains on its share of every step's prompts, and "
                     "their gradients are summed before each update, so all apply the same one (grpo/data_parallel"
-                    ".py). On CPU, 2 single-threaded replicas (torch_threads: 1) run a tiny-model step 1.3x faster "
-                    "than one replica on 2 threads. CPU only (gloo), colocated layout only.")
+                    ".py). On CPU, single-threaded replicas (torch_threads: 1), one per core, run a tiny-model step "
+                    "faster than one replica on every core. CPU only (gloo), colocated layout only.")
     sync_every: int = Field(1, ge=1, le=MAX_STEPS, description="Push trainer weights to rollout workers every N optimizer steps.")
     max_staleness: int = Field(
         0, ge=0, le=MAX_STEPS,
@@ -149,7 +149,7 @@ class TrainingConfig(Section):
         if self.ray_num_cpus is None or self.ray_address is not None:
             return None
         per_actor = {"cuda": 1.0, "cpu": self.actor_cpus}.get(self.device, min(1.0, self.actor_cpus))  # see actors.py
-        actors = self.data_parallel if self.colocated else 1 + self.rollout_workers
+        actors = self.actors
         need = per_actor * actors
         if need <= self.ray_num_cpus:
             return None
@@ -171,6 +171,11 @@ class TrainingConfig(Section):
     def shares_gpu(self) -> bool:
         """Whether the trainer and one vLLM engine share a GPU, the engine asleep while the trainer steps."""
         return bool(self.colocate) and self.generation_backend == "vllm"
+
+    @property
+    def actors(self) -> int:
+        """Ray actors a run starts: the colocated replicas, or a trainer and the rollout workers."""
+        return self.data_parallel if self.colocated else 1 + self.rollout_workers
 
     @property
     def generators(self) -> int:

