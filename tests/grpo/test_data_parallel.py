@@ -52,6 +52,7 @@ def test_additive_metrics_add_up_and_the_rest_come_from_the_first_replica() -> N
     assert combined == {"loss": 0.75, "kl": 0.75, "trained_tokens": 7, "grad_norm": 2.0, "lr": 1e-4}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("groups", [6, 1])  # with 1 group the second replica's share is empty: it still steps
 def test_two_replicas_with_half_the_rows_each_take_the_step_one_trainer_takes_on_all(ray_cluster, tiny_model_dir,
                                                                                       groups):
@@ -72,6 +73,7 @@ def test_two_replicas_with_half_the_rows_each_take_the_step_one_trainer_takes_on
     assert all(not np.array_equal(first[key], start[key]) for key in start)  # and the step moved every weight
 
 
+@pytest.mark.slow
 def test_a_step_with_nothing_to_train_moves_no_replica(ray_cluster, tiny_model_dir):
     two = replicas(tiny_model_dir, 2)
     before = weights(two)
