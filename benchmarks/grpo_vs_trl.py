@@ -91,6 +91,9 @@ def heldout_accuracy(model, tokenizer, workload: Workload, n: int) -> float:
 
 def steady_rates(step_ends: list[float], step_tokens: list[int]) -> dict[str, float]:
     """Samples and completion tokens per second from the end of the first step to the end of the last."""
+    if len(step_ends) < 2:
+        raise SystemExit(f"only {len(step_ends)} step(s) finished in the time given, no steady rate to measure: "
+                         "raise --steps (the machine may be loaded)")
     seconds = step_ends[-1] - step_ends[0]
     return {"samples_per_s": (len(step_ends) - 1) * PROMPTS * GROUP / seconds,
             "tokens_per_s": sum(step_tokens[1:]) / seconds}
