@@ -16,7 +16,7 @@ from typing import Any
 
 from prefect import flow
 
-from rlvr_core.watch import BASE_LABEL, is_checkpoint, run_dir_of
+from rlvr_core.rundir.layout import BASE_LABEL, is_checkpoint, run_dir_of
 from tasks.artifacts import Progress, artifact_key
 from tasks.bad_input import BadParameter, fails_cleanly
 from tasks.evaluation import evaluate_model

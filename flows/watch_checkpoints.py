@@ -16,7 +16,8 @@ from pathlib import Path
 from prefect import flow, get_run_logger
 
 from flows.eval_checkpoint import eval_checkpoint
-from rlvr_core.watch import is_checkpoint, pending_evaluations, run_dir_of
+from rlvr_core.rundir.evals import pending_evaluations
+from rlvr_core.rundir.layout import is_checkpoint, run_dir_of
 from tasks.bad_input import fails_cleanly
 
 

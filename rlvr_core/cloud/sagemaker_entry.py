@@ -95,7 +95,7 @@ def export_model(run_dir: Path, model_dir: Path) -> Path:
     Raises FileNotFoundError when the run published no checkpoint (a finished
     run always publishes its last step, so this means the run did not finish).
     """
-    from rlvr_core.checkpoints import latest_checkpoint
+    from rlvr_core.rundir.checkpoints import latest_checkpoint
 
     final = latest_checkpoint(run_dir / "checkpoints")
     if final is None:

@@ -35,7 +35,7 @@ def model_identity(model: str) -> dict[str, Any]:
     """`{"path", "content_hash", "kind", "step"}` for a checkpoint, a local folder or a remote name."""
     folder = Path(model)
     if (folder / "checkpoint.json").is_file():
-        from rlvr_core.checkpoints import read_checkpoint
+        from rlvr_core.rundir.checkpoints import read_checkpoint
 
         info = read_checkpoint(folder)
         return {"path": str(folder), "content_hash": info.content_hash, "kind": "checkpoint", "step": info.step}

@@ -33,7 +33,7 @@ from rlvr_core.grpo.sampling import (episode_seed, plan_requests, rollout_settin
 from rlvr_core.grpo.trace import BackgroundSummaries, TraceWriter, read_trace, write_rollout_settings
 
 if TYPE_CHECKING:
-    from rlvr_core.checkpoints import CheckpointInfo
+    from rlvr_core.rundir.checkpoints import CheckpointInfo
     from rlvr_core.config import ExperimentConfig
     from rlvr_core.devices import DevicePlan
 
@@ -59,8 +59,8 @@ class Session:
 
     # -- setup / teardown -------------------------------------------------------------------------------------
     def __enter__(self) -> "Session":
-        from rlvr_core import runs
-        from rlvr_core.checkpoints import list_checkpoints
+        from rlvr_core.rundir import create as runs
+        from rlvr_core.rundir.checkpoints import list_checkpoints
 
         cfg = self.config
         if self.resume:
@@ -84,7 +84,7 @@ class Session:
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        from rlvr_core import runs
+        from rlvr_core.rundir import create as runs
 
         if self.verifier is not None:
             self.verifier.close()
@@ -101,7 +101,7 @@ class Session:
         self.held.close()
 
     def _setup(self) -> None:
-        from rlvr_core.checkpoints import list_checkpoints, load_training_state
+        from rlvr_core.rundir.checkpoints import list_checkpoints, load_training_state
         from rlvr_core.data.loader import load_problems
         from rlvr_core.evaluation import sources  # noqa: F401  (eval-only datasets a held-out set may name)
         from rlvr_core.grpo.actors import rollout_factory, start_trainer
@@ -207,7 +207,7 @@ class Session:
 
     def _start_point(self) -> "CheckpointInfo | None":
         """The checkpoint to continue from (None: step 0), with the trace cut back to match it."""
-        from rlvr_core.checkpoints import latest_resumable_checkpoint
+        from rlvr_core.rundir.checkpoints import latest_resumable_checkpoint
 
         checkpoint = latest_resumable_checkpoint(self.run_dir / "checkpoints") if self.resume else None
         if checkpoint is None:
@@ -308,7 +308,7 @@ class Session:
     def _record_sandbox(self, datasets: list[str]) -> None:
         """run.json "sandbox" and the log: the guarantees (and lacks) of the sandbox this run's code rewards use,
         so a user knows what the run they started is protected against. Only when a dataset is graded by code."""
-        from rlvr_core import runs
+        from rlvr_core.rundir import create as runs
         from rlvr_core.data.registry import resolve
         from rlvr_core.sandbox import sandbox_guarantees
 

@@ -13,8 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-EVENT_PREFIX = "@@rlvr-event "
-PROGRESS_PREFIX = "@@rlvr-progress "
+from rlvr_core.rundir.markers import EVENT_PREFIX, PROGRESS_PREFIX
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
