@@ -63,6 +63,7 @@ def run_direct(config: str, overrides: list[str]) -> dict:
     from rlvr_core.storage import open_store
     from rlvr_core.timing import timed
     from rlvr_core.rundir.evals import CheckpointWatcher, results_dir
+    from rlvr_core.rundir.layout import evals_dir
     from tasks.checkpoint_evals import background_thread, eval_cpu_threads
     from tasks.data import required_datasets
     from tasks.training import training_command
@@ -84,7 +85,7 @@ def run_direct(config: str, overrides: list[str]) -> dict:
 
     def evaluate_base() -> None:
         for bench in ev.benchmarks:
-            evaluate(base_model, bench, output_dir=results_dir(base_model, bench, run_dir / "evals"), limit=ev.limit,
+            evaluate(base_model, bench, output_dir=results_dir(base_model, bench, evals_dir(run_dir)), limit=ev.limit,
                      batch_size=ev.batch_size, store=cfg.storage.root, progress=False, cpu_threads=threads)
 
     # As the flow schedules them: one evaluation at a time (CPU), beside training, the base model first.

@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+from rlvr_core.rundir import layout
 from rlvr_core.rundir.markers import EVENT_PREFIX, PROGRESS_PREFIX
 
 
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.resume is not None:
-            config = load_config(args.resume / "config.yaml", args.overrides)
+            config = load_config(layout.config_path(args.resume), args.overrides)
         else:
             config = load_config(args.config, args.overrides)
     except ConfigError as err:

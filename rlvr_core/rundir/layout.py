@@ -11,7 +11,7 @@ run folders unreadable.
         checkpoints/     step-NNNNNN/ (a Hugging Face folder; checkpoint.json written last)
         evals/           <step-NNNNNN | base>/<benchmark>/ (completions.jsonl, results.jsonl, eval_key.json,
                          summary.json when done, .claim while held; pass@k shards and lm-eval tasks inside)
-        RESULTS.md, reward_curve.png, report.md
+        RESULTS.md, reward_curve.png, report.md (with report_<table>.csv and metric_vs_step.png)
 
 Path functions take a folder and return a `Path`; they create nothing.
 """
@@ -31,6 +31,8 @@ EVALS = "evals"
 RESULTS = "RESULTS.md"
 REWARD_CURVE = "reward_curve.png"
 REPORT = "report.md"
+REPORT_PLOT = "metric_vs_step.png"
+REPORT_TABLE = "report_{name}.csv"
 SUBDIRS = (PATCHES, TRACES, CHECKPOINTS, EVALS)  # created with the run folder
 
 # -- traces/ ---------------------------------------------------------------------------------------------------
@@ -54,6 +56,7 @@ EVAL_SUMMARY = "summary.json"  # written last: its presence means the evaluation
 CLAIM = ".claim"
 PASS_AT_K_SHARDS = "shards"
 PASS_AT_K_SAMPLES = "samples.jsonl"
+PASS_AT_K_SETTINGS = "settings.json"
 PASS_AT_K_RESULT = "pass_at_k.json"
 LM_EVAL_PREFIX = "lm_eval-"
 
@@ -162,3 +165,8 @@ def reward_curve_path(run_dir: Path | str) -> Path:
 
 def report_path(run_dir: Path | str) -> Path:
     return Path(run_dir) / REPORT
+
+
+def report_table_path(out_dir: Path | str, name: str) -> Path:
+    """`report_<name>.csv`, one per table of `report.md`, beside it."""
+    return Path(out_dir) / REPORT_TABLE.format(name=name)
