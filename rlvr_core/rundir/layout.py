@@ -12,6 +12,7 @@ run folders unreadable.
         evals/           <step-NNNNNN | base>/<benchmark>/ (completions.jsonl, results.jsonl, eval_key.json,
                          summary.json when done, .claim while held; pass@k shards and lm-eval tasks inside)
         RESULTS.md, reward_curve.png, report.md (with report_<table>.csv and metric_vs_step.png)
+        .sync/           what was last copied to each store (hidden files are never copied)
 
 Path functions take a folder and return a `Path`; they create nothing.
 """
@@ -33,6 +34,7 @@ REWARD_CURVE = "reward_curve.png"
 REPORT = "report.md"
 REPORT_PLOT = "metric_vs_step.png"
 REPORT_TABLE = "report_{name}.csv"
+SYNC_RECORDS = ".sync"  # what `rundir.sync` last copied to each store; hidden, so never copied itself
 SUBDIRS = (PATCHES, TRACES, CHECKPOINTS, EVALS)  # created with the run folder
 
 # -- traces/ ---------------------------------------------------------------------------------------------------
@@ -165,6 +167,10 @@ def reward_curve_path(run_dir: Path | str) -> Path:
 
 def report_path(run_dir: Path | str) -> Path:
     return Path(run_dir) / REPORT
+
+
+def sync_records_dir(run_dir: Path | str) -> Path:
+    return Path(run_dir) / SYNC_RECORDS
 
 
 def report_table_path(out_dir: Path | str, name: str) -> Path:

@@ -29,8 +29,6 @@ from rlvr_core.rundir import layout
 from rlvr_core.rundir.atomic import write_atomic
 from rlvr_core.storage import Store
 
-RECORD_DIR = ".sync"
-
 
 @dataclass(frozen=True)
 class SyncReport:
@@ -46,7 +44,7 @@ def sync_run(run_dir: str | Path, store: Store) -> SyncReport:
     """Upload the files of `run_dir` that changed since the last sync to `store` under `runs/<run name>/`."""
     run_dir = Path(run_dir)
     prefix = f"runs/{run_dir.name}"
-    record_path = run_dir / RECORD_DIR / f"{hashlib.sha256(store.uri().encode()).hexdigest()[:16]}.json"
+    record_path = layout.sync_records_dir(run_dir) / f"{hashlib.sha256(store.uri().encode()).hexdigest()[:16]}.json"
     record = _read_record(record_path)
     uploaded = unchanged = sent = 0
     for group in _groups(run_dir):
