@@ -100,9 +100,10 @@ def export_model(run_dir: Path, model_dir: Path) -> Path:
     """
     from rlvr_core.rundir.checkpoints import latest_checkpoint
 
-    final = latest_checkpoint(run_folder.checkpoints_dir(run_dir))
+    checkpoints = run_folder.checkpoints_dir(run_dir)
+    final = latest_checkpoint(checkpoints)
     if final is None:
-        raise FileNotFoundError(f"{run_folder.checkpoints_dir(run_dir)} holds no published checkpoint; nothing to export")
+        raise FileNotFoundError(f"{checkpoints} holds no published checkpoint; nothing to export")
     model_dir.mkdir(parents=True, exist_ok=True)
     target = model_dir / final.name
     shutil.rmtree(target, ignore_errors=True)

@@ -82,7 +82,8 @@ def _claim_folder(out: Path, key: str, key_payload: dict[str, Any]) -> dict[str,
                 f"settings), not {key}. Fix: choose another output_dir, or delete {out} to start over."
             )
     elif (out / layout.EVAL_COMPLETIONS).exists() or (out / layout.EVAL_RESULTS).exists():
-        raise EvalFolderConflict(f"output_dir {out} has eval files but no {layout.EVAL_KEY}. Fix: delete them or use another folder.")
+        raise EvalFolderConflict(f"output_dir {out} has eval files but no {layout.EVAL_KEY}. Fix: delete them or use "
+                                 f"another folder.")
     write_json_atomic(key_path, {"key": key, **key_payload})
     return None
 
@@ -223,7 +224,8 @@ def evaluate(
     generated = _run_items(bench, problems, prompts, out, model_path, backend, device, settings, options,
                            verifier_workers, progress)
     elapsed = time.perf_counter() - started
-    results = sorted({r["index"]: r for r in read_records(out / layout.EVAL_RESULTS)}.values(), key=lambda r: r["index"])
+    results = sorted({r["index"]: r for r in read_records(out / layout.EVAL_RESULTS)}.values(),
+                     key=lambda r: r["index"])
     if len(results) != len(problems):
         raise RuntimeError(f"{out / layout.EVAL_RESULTS} has {len(results)} records for {len(problems)} items; rerun to resume")
     summary = {

@@ -17,7 +17,6 @@ refused if the folder already holds checkpoints (that run must be resumed).
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import time
@@ -32,6 +31,7 @@ from rlvr_core.grpo.sampling import (episode_seed, plan_requests, rollout_settin
                                      stop_strings, training_prompt)
 from rlvr_core.grpo.trace import BackgroundSummaries, TraceWriter, read_trace, write_rollout_settings
 from rlvr_core.rundir import layout
+from rlvr_core.rundir.atomic import write_json_atomic
 
 if TYPE_CHECKING:
     from rlvr_core.rundir.checkpoints import CheckpointInfo
@@ -326,7 +326,7 @@ class Session:
                   "nodes": nodes, "resources": ray.cluster_resources()}
         path = layout.trace_path(self.run_dir, layout.RAY_CLUSTER)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(record, indent=2, sort_keys=True))
+        write_json_atomic(path, record)
         log.info("Ray: %s cluster at %s, %d node(s)", "joined the" if not self.owns_ray else "started a private",
                  record["gcs_address"], len(nodes))
 

@@ -28,7 +28,7 @@ from typing import IO, Any
 
 from rlvr_core.evaluation.jsonl import CorruptJsonlError, parse_line, read_records
 from rlvr_core.rundir import layout
-from rlvr_core.rundir.atomic import atomic_file, fsync_dir, write_json_atomic
+from rlvr_core.rundir.atomic import atomic_file, fsync_dir, write_atomic, write_json_atomic
 
 FILES = layout.TRACE_FILES
 REPAIR = "remove or repair that line, then resume again"
@@ -170,7 +170,8 @@ def plot_reward_curve(run_dir: Path, steps: list[dict[str, Any]]) -> Path:
     ax.set_title(Path(run_dir).name)
     path = layout.reward_curve_path(run_dir)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    with atomic_file(path) as handle:  # sync and readers never see half an image
+        fig.savefig(handle, format="png", dpi=100)
     return path
 
 
@@ -200,7 +201,7 @@ def write_results(run_dir: Path, steps: list[dict[str, Any]], *, checkpoints: li
     if events:
         lines += ["", "## Events", ""] + [f"- {e}" for e in events]
     path = layout.results_path(run_dir)
-    path.write_text("\n".join(lines) + "\n")
+    write_atomic(path, "\n".join(lines) + "\n")
     return path
 
 

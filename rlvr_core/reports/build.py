@@ -130,5 +130,6 @@ def build_report(paths: Path | str | Sequence[Path | str], *, out_dir: Path | st
     out.mkdir(parents=True, exist_ok=True)
     write_atomic(layout.report_path(out), markdown)
     for name, frame in frames.items():
-        frame.drop(columns=[c for c in frame.columns if c.startswith("_")]).to_csv(layout.report_table_path(out, name), index=False)
+        table = frame.drop(columns=[c for c in frame.columns if c.startswith("_")])
+        table.to_csv(layout.report_table_path(out, name), index=False)
     return markdown
