@@ -59,10 +59,11 @@ def run_direct(config: str, overrides: list[str]) -> dict:
     from rlvr_core.models.resolve import resolve_model_path
     from rlvr_core.procgroup import ProcessGroup
     from rlvr_core.reports import build_report
-    from rlvr_core.runs import create_run_dir
+    from rlvr_core.rundir.create import create_run_dir
     from rlvr_core.storage import open_store
     from rlvr_core.timing import timed
-    from rlvr_core.watch import CheckpointWatcher, eval_dir
+    from rlvr_core.rundir.evals import CheckpointWatcher, results_dir
+    from rlvr_core.rundir.layout import evals_dir
     from tasks.checkpoint_evals import background_thread, eval_cpu_threads
     from tasks.data import required_datasets
     from tasks.training import training_command
@@ -79,12 +80,12 @@ def run_direct(config: str, overrides: list[str]) -> dict:
 
     def evaluate_checkpoint(path: str) -> None:
         for bench in ev.benchmarks:
-            evaluate(path, bench, output_dir=eval_dir(path, bench), limit=ev.limit, batch_size=ev.batch_size,
+            evaluate(path, bench, output_dir=results_dir(path, bench), limit=ev.limit, batch_size=ev.batch_size,
                      store=cfg.storage.root, progress=False, cpu_threads=threads)
 
     def evaluate_base() -> None:
         for bench in ev.benchmarks:
-            evaluate(base_model, bench, output_dir=eval_dir(base_model, bench, run_dir / "evals"), limit=ev.limit,
+            evaluate(base_model, bench, output_dir=results_dir(base_model, bench, evals_dir(run_dir)), limit=ev.limit,
                      batch_size=ev.batch_size, store=cfg.storage.root, progress=False, cpu_threads=threads)
 
     # As the flow schedules them: one evaluation at a time (CPU), beside training, the base model first.

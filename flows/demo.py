@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from rlvr_core.rundir.layout import report_path
+
 STATE_DIR = Path(".rlvr/prefect/demo")
 
 
@@ -58,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - started
     print("\n" + result["report"])
     print(f"\nrun folder: {result['run_dir']}")
-    print(f"report:     {Path(result['run_dir']) / 'report.md'}")
+    print(f"report:     {report_path(result['run_dir'])}")
     print(f"wall time:  {elapsed:.0f} s ({_time_split(result['seconds'], elapsed)})")
     return 0
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from prefect import flow
 
-from rlvr_core.watch import BASE_LABEL, is_checkpoint, run_dir_of
+from rlvr_core.rundir.layout import BASE_LABEL, config_path, is_checkpoint, run_dir_of
 from tasks.artifacts import Progress, artifact_key
 from tasks.bad_input import BadParameter, fails_cleanly
 from tasks.evaluation import evaluate_model
@@ -28,8 +28,8 @@ def _run_name() -> str:
     from prefect.runtime import flow_run
 
     path = Path(str(flow_run.parameters.get("checkpoint", "model")))
-    if path.parent.name == "checkpoints":
-        return f"eval-{path.parent.parent.name}-{path.name}"
+    if (run_dir := run_dir_of(path)) is not None:
+        return f"eval-{run_dir.name}-{path.name}"
     run = flow_run.parameters.get("run")
     return f"eval-{run}-base" if run else f"eval-{path.name}"
 
@@ -78,11 +78,11 @@ def _benchmark_progress(run_name: str, label: str, benchmarks: int) -> Callable[
 
 def _run_defaults(run_dir: Path | None) -> dict[str, Any]:
     """Evaluation settings from the run's resolved config, when the checkpoint belongs to a run."""
-    if run_dir is None or not (run_dir / "config.yaml").is_file():
+    if run_dir is None or not config_path(run_dir).is_file():
         return {}
     from rlvr_core.config import load_config
 
-    cfg = load_config(run_dir / "config.yaml")
+    cfg = load_config(config_path(run_dir))
     ev = cfg.evaluation
     return {"benchmarks": ev.benchmarks, "limit": ev.limit, "batch_size": ev.batch_size, "backend": ev.backend,
             "pass_threshold": ev.pass_threshold, "store_root": cfg.storage.root}

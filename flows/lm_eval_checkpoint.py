@@ -17,7 +17,8 @@ from typing import Any
 
 from prefect import flow, task
 
-from rlvr_core.watch import eval_dir, run_dir_of
+from rlvr_core.rundir.evals import results_dir
+from rlvr_core.rundir.layout import run_dir_of
 from tasks.artifacts import artifact_key, publish_results_table
 from tasks.bad_input import BadParameter, fails_cleanly
 from tasks.retry import retry_transient
@@ -46,7 +47,7 @@ def lm_eval_checkpoint(checkpoint: str, tasks: list[str], limit: int | None = No
     if evals_root is None and run_dir_of(checkpoint) is None:
         raise BadParameter(f"{checkpoint}: not a checkpoint inside a run, so its results have no run folder. "
                            f"Fix: pass evals_root, e.g. .rlvr/baselines/<model>")
-    output_dir = eval_dir(checkpoint, "lm_eval", evals_root).parent
+    output_dir = results_dir(checkpoint, "lm_eval", evals_root).parent
     summaries = run_harness(checkpoint, list(tasks), str(output_dir), limit, num_fewshot)
     label = Path(checkpoint).name
     publish_results_table(artifact_key(label, "lm-eval-results"), {label: summaries},

@@ -39,7 +39,8 @@ from prefect import flow
 
 from flows.cache_datasets import cache_config_datasets
 from rlvr_core.timing import timed
-from rlvr_core.watch import BASE_LABEL, CheckpointWatcher
+from rlvr_core.rundir.evals import CheckpointWatcher
+from rlvr_core.rundir.layout import BASE_LABEL
 from tasks.bad_input import fails_cleanly
 from tasks.checkpoint_evals import ConcurrentEvals, eval_cpu_threads
 from tasks.evaluation import evaluate_model

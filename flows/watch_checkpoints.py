@@ -16,7 +16,8 @@ from pathlib import Path
 from prefect import flow, get_run_logger
 
 from flows.eval_checkpoint import eval_checkpoint
-from rlvr_core.watch import is_checkpoint, pending_evaluations, run_dir_of
+from rlvr_core.rundir.evals import pending_evaluations
+from rlvr_core.rundir.layout import checkpoints_dir, config_path, is_checkpoint, run_dir_of
 from tasks.bad_input import fails_cleanly
 
 
@@ -43,13 +44,13 @@ def _pending(path: Path, benchmarks: list[str] | None) -> dict[str, list[str]]:
 
     if is_checkpoint(path) and (run_dir := run_dir_of(path)) is not None:
         runs = [run_dir]
-    elif (path / "checkpoints").is_dir():
+    elif checkpoints_dir(path).is_dir():
         runs = [path]
     else:
-        runs = sorted(p for p in path.glob("*") if (p / "checkpoints").is_dir())
+        runs = sorted(p for p in path.glob("*") if checkpoints_dir(p).is_dir())
     todo: dict[str, list[str]] = {}
     for run_dir in runs:
-        wanted = benchmarks or load_config(run_dir / "config.yaml").evaluation.benchmarks
+        wanted = benchmarks or load_config(config_path(run_dir)).evaluation.benchmarks
         for checkpoint, bench in pending_evaluations(run_dir, wanted):
             todo.setdefault(checkpoint, []).append(bench)
     if todo:

@@ -6,9 +6,9 @@ methods, so code tested against a local folder runs unchanged on S3 (or an
 S3-compatible endpoint such as MinIO).
 
 Promises:
-- Writes are all-or-nothing at the target path. Locally, bytes go to a hidden
-  temporary file in the target's folder and are moved into place with
-  `os.replace`; on S3 the object is uploaded with one PUT (a multipart upload
+- Writes are all-or-nothing at the target path. Locally, bytes go through
+  `rlvr_core.rundir.atomic` (a hidden temporary file in the target's folder,
+  fsynced and renamed into place); on S3 the object is uploaded with one PUT (a multipart upload
   above 100 MB), which S3 only makes visible once complete. Hidden temporaries left by a killed process
   are never listed.
 - Credentials come only from the standard AWS chain (environment, ~/.aws,
@@ -31,12 +31,13 @@ import json
 import os
 import re
 import shutil
-import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import fsspec
+
+from rlvr_core.rundir.atomic import TMP_MARK, atomic_file, temp_path
 
 if TYPE_CHECKING:
     import pandas
@@ -53,7 +54,6 @@ CONNECT_TIMEOUT_S = 3
 READ_TIMEOUT_S = 10
 TOTAL_ATTEMPTS = 2
 
-_TMP_MARK = ".rlvr-tmp-"
 _SECRET_ENV = ("AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID", "AWS_SESSION_TOKEN")
 
 
@@ -111,7 +111,7 @@ class Store:
             else:
                 found = self.fs.find(target)
         rels = [self._relative(p) for p in found]
-        return sorted(r for r in rels if _TMP_MARK not in r)
+        return sorted(r for r in rels if TMP_MARK not in r)
 
     # -- bytes -----------------------------------------------------------
     def write_bytes(self, path: str, data: bytes) -> None:
@@ -134,18 +134,12 @@ class Store:
         target = Path(self._fs_path(path))
         with self._errors("write", path):
             target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.parent / f".{target.name}{_TMP_MARK}{uuid.uuid4().hex}"
         try:
-            with open(tmp, "wb") as fh:
+            with atomic_file(target) as fh:
                 for chunk in chunks:
                     fh.write(chunk)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
         except OSError as exc:
             raise self._error("write", path, exc) from None
-        finally:
-            tmp.unlink(missing_ok=True)
 
     def put_file(self, local_file: Path, path: str) -> None:
         """Copy one local file to `path` without reading it into memory (checkpoint shards are gigabytes).
@@ -158,15 +152,12 @@ class Store:
                 self.fs.put_file(str(local_file), self._fs_path(path))
             return
         target = Path(self._fs_path(path))
-        tmp = target.parent / f".{target.name}{_TMP_MARK}{uuid.uuid4().hex}"
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(local_file, tmp)
-            os.replace(tmp, target)
+            with open(local_file, "rb") as source, atomic_file(target) as fh:
+                shutil.copyfileobj(source, fh, length=1 << 20)
         except OSError as exc:
             raise self._error("upload", path, exc) from None
-        finally:
-            tmp.unlink(missing_ok=True)
 
     def read_bytes(self, path: str) -> bytes:
         with self._errors("read", path):
@@ -226,8 +217,7 @@ class Store:
                     self.fs.rm([self._fs_path(r) for r in stale])
             return
         target = Path(self._fs_path(path))
-        tmp = target.parent / f".{target.name}{_TMP_MARK}{uuid.uuid4().hex}"
-        old = target.parent / f".{target.name}{_TMP_MARK}old-{uuid.uuid4().hex}"
+        tmp, old = temp_path(target), temp_path(target)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copytree(local_dir, tmp)

@@ -25,6 +25,8 @@ from prefect.artifacts import (
     update_progress_artifact,
 )
 
+from rlvr_core.rundir import layout
+
 _KEY_BAD = re.compile(r"[^a-z0-9-]+")
 _LOCAL_IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s:]+\.png)\)")
 MAX_EMBEDDED_IMAGE_BYTES = 2_000_000  # the API stores artifacts in its database; a plot is ~50 KB
@@ -81,7 +83,7 @@ def publish_run_links(run_name: str, run_dir: str) -> None:
     folder = Path(run_dir).resolve()
     create_link_artifact(folder.as_uri(), link_text=str(folder), key=artifact_key(run_name, "run-folder"),
                          description=f"Run folder of {run_name}")
-    curve = folder / "reward_curve.png"
+    curve = layout.reward_curve_path(folder)
     if curve.is_file():
         create_image_artifact(curve.as_uri(), key=artifact_key(run_name, "reward-curve"),
                               description=f"Reward curve of {run_name} ({curve})")

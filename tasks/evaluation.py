@@ -4,7 +4,7 @@ Three layers keep a checkpoint from being evaluated twice:
 - the Prefect cache key is the model's *content hash* + benchmark + settings +
   output folder, with persisted results, so a repeat (a duplicate or late
   event, a retried flow run) returns the stored summary without running;
-- a claim marker per output folder (`rlvr_core.watch.claim`) stops
+- a claim marker per output folder (`rlvr_core.rundir.claims.claim`) stops
   concurrent duplicates: the loser waits for the winner's summary;
 - `rlvr_core.evaluation.evaluate` itself returns a finished summary for the
   same key and resumes an interrupted one.
@@ -31,7 +31,8 @@ from prefect.context import TaskRunContext
 from prefect.logging import get_run_logger
 from prefect.utilities.hashing import hash_objects
 
-from rlvr_core.watch import claim, eval_dir, wait_for_result
+from rlvr_core.rundir.claims import claim, wait_for_result
+from rlvr_core.rundir.evals import results_dir
 from tasks.artifacts import artifact_key, publish_results_table
 from tasks.placement import ray_address, run_on_device, run_placed
 from tasks.retry import retry_transient
@@ -101,7 +102,7 @@ def evaluate_model(model: str, benchmarks: list[str], *, label: str, run_name: s
     `settings` are `evaluate_benchmark`'s own (limit, backend, batch_size, pass_threshold, store_root,
     cpu_threads). `on_result(n_done)` follows the benchmarks as they finish.
     """
-    calls = [dict(model=model, benchmark=bench, output_dir=str(eval_dir(model, bench, evals_root)), label=label,
+    calls = [dict(model=model, benchmark=bench, output_dir=str(results_dir(model, bench, evals_root)), label=label,
                   **settings) for bench in benchmarks]
     if device is not None:
         summaries = run_on_device(evaluate_benchmark, calls, gpu=device.get("gpu"), node_id=device.get("node_id"),

@@ -13,6 +13,7 @@ from typing import Any
 from prefect import task
 from prefect.logging import get_run_logger
 
+from rlvr_core.rundir import layout
 from tasks.artifacts import artifact_key, publish_markdown, publish_results_table, publish_run_links
 
 
@@ -22,7 +23,7 @@ def publish_report(run_dir: str, run_name: str, summaries: dict[str, dict[str, A
     from rlvr_core.reports import build_report
 
     markdown = build_report(Path(run_dir))  # also writes report.md, the CSVs and the metric-vs-step plot
-    report_path = Path(run_dir) / "report.md"
+    report_path = layout.report_path(run_dir)
     publish_markdown(artifact_key(run_name, "report"), markdown, f"Report of {run_name} ({report_path})",
                      base_dir=Path(run_dir))
     if summaries:

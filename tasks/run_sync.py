@@ -1,4 +1,4 @@
-"""`sync-run`: copy a run folder's new files to the store (`rlvr_core.run_sync`); safe to call any number of times.
+"""`sync-run`: copy a run folder's new files to the store (`rlvr_core.rundir.sync`); safe to call any number of times.
 
 `RunSync` is how `train-and-eval` uses it beside training (`storage.sync_runs`).
 """
@@ -13,7 +13,7 @@ from prefect.artifacts import create_link_artifact
 from prefect.futures import PrefectFuture
 from prefect.logging import get_run_logger
 
-from rlvr_core.run_sync import sync_run
+from rlvr_core.rundir.sync import sync_run
 from rlvr_core.storage import open_store
 from tasks.artifacts import artifact_key
 from tasks.retry import retry_transient

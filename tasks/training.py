@@ -34,7 +34,8 @@ from prefect.events import emit_event
 from prefect.logging import get_run_logger
 
 from rlvr_core.procgroup import ProcessGroup
-from rlvr_core.watch import CHECKPOINT_SAVED, parse_marker, run_resource_id
+from rlvr_core.rundir import layout
+from rlvr_core.rundir.markers import CHECKPOINT_SAVED, parse_marker, run_resource_id
 from tasks.artifacts import Progress, artifact_key
 from tasks.log_lines import StepLines, clean_line
 from tasks.training_table import LiveTrainingTable
@@ -51,7 +52,7 @@ class TrainingFailed(RuntimeError):
 def create_run(config: str, overrides: list[str]) -> str:
     """Validate the config and create the run folder (once per flow run: a retried flow run reuses it)."""
     from rlvr_core.config import load_config
-    from rlvr_core.runs import create_run_dir
+    from rlvr_core.rundir.create import create_run_dir
 
     run_dir = create_run_dir(load_config(config, overrides))
     get_run_logger().info("run folder: %s", run_dir)
@@ -66,8 +67,8 @@ def training_command(config: str, overrides: list[str], run_dir: str, resume: bo
 
 
 def has_checkpoint(run_dir: str) -> bool:
-    folder = Path(run_dir) / "checkpoints"
-    return folder.is_dir() and any((p / "checkpoint.json").is_file() for p in folder.iterdir())
+    folder = layout.checkpoints_dir(run_dir)
+    return folder.is_dir() and any(layout.is_checkpoint(p) for p in folder.iterdir())
 
 
 @contextlib.contextmanager

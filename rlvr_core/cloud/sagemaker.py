@@ -210,7 +210,7 @@ def submit(config: str, overrides: Sequence[str], target: JobTarget, *, job: str
 
 
 def resolved_yaml(config: ExperimentConfig) -> str:
-    """The resolved config as YAML, exactly as `rlvr_core.runs` writes a run folder's config.yaml."""
+    """The resolved config as YAML, exactly as `rlvr_core.rundir.create` writes a run folder's config.yaml."""
     return yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False)
 
 

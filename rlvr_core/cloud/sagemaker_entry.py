@@ -36,12 +36,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from rlvr_core.rundir import layout as run_folder  # `layout` here is SageMaker's folder layout
+
 ROOT_ENV = "RLVR_SAGEMAKER_ROOT"
 DEFAULT_ROOT = "/opt/ml"
 CONFIG_CHANNEL = "config"
 CHECKPOINT_LOCAL_PATH = "/opt/ml/checkpoints"
 # What a user reads after a job, beside the weights: the config that ran, provenance, the results and the curve.
-REPORT_FILES = ("config.yaml", "run.json", "RESULTS.md", "reward_curve.png", "traces/trace.jsonl")
+REPORT_FILES = (run_folder.CONFIG, run_folder.RUN_RECORD, run_folder.RESULTS, run_folder.REWARD_CURVE,
+                f"{run_folder.TRACES}/{run_folder.TRACE}")
 FAILURE_CHARS = 1024  # SageMaker keeps at most this much of output/failure as the FailureReason
 TAIL_LINES = 20
 
@@ -84,7 +87,7 @@ def read_overrides(layout: Layout) -> list[str]:
 def training_command(layout: Layout, overrides: list[str]) -> list[str]:
     """The trainer call: `--resume` when an earlier attempt left a run folder, else a fresh run into it."""
     train = [sys.executable, "-m", "rlvr_core.grpo.train"]
-    if (layout.run_dir / "config.yaml").is_file():
+    if run_folder.config_path(layout.run_dir).is_file():
         return [*train, *overrides, "--resume", str(layout.run_dir), "--no-progress"]
     return [*train, str(layout.config), *overrides, "--run-dir", str(layout.run_dir), "--no-progress"]
 
@@ -95,11 +98,12 @@ def export_model(run_dir: Path, model_dir: Path) -> Path:
     Raises FileNotFoundError when the run published no checkpoint (a finished
     run always publishes its last step, so this means the run did not finish).
     """
-    from rlvr_core.checkpoints import latest_checkpoint
+    from rlvr_core.rundir.checkpoints import latest_checkpoint
 
-    final = latest_checkpoint(run_dir / "checkpoints")
+    checkpoints = run_folder.checkpoints_dir(run_dir)
+    final = latest_checkpoint(checkpoints)
     if final is None:
-        raise FileNotFoundError(f"{run_dir / 'checkpoints'} holds no published checkpoint; nothing to export")
+        raise FileNotFoundError(f"{checkpoints} holds no published checkpoint; nothing to export")
     model_dir.mkdir(parents=True, exist_ok=True)
     target = model_dir / final.name
     shutil.rmtree(target, ignore_errors=True)

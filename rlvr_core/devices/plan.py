@@ -31,11 +31,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from rlvr_core.devices.topology import Topology
+from rlvr_core.rundir import layout
+from rlvr_core.rundir.atomic import write_json_atomic
 
 if TYPE_CHECKING:
     from rlvr_core.config import ExperimentConfig
 
-PLAN_FILE = "device_plan.json"
 Layout = Literal["cpu", "colocated", "shared-gpu", "split"]
 GIB = 2**30
 ENGINE_MAX_UTILIZATION = 0.9          # vLLM's default share of a GPU it has to itself
@@ -125,18 +126,14 @@ class DevicePlan:
                    notes=tuple(data.get("notes", ())))
 
     def save(self, run_dir: Path | str) -> Path:
-        path = Path(run_dir) / PLAN_FILE
-        tmp = path.with_name(f".{PLAN_FILE}.tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=2, sort_keys=True))
-        tmp.replace(path)
-        return path
+        return write_json_atomic(layout.device_plan_path(run_dir), self.to_dict())
 
 
 def load_plan(run_dir: Path | str | None) -> DevicePlan | None:
     """The plan written into `run_dir`, or None when there is none yet."""
-    if run_dir is None or not (Path(run_dir) / PLAN_FILE).is_file():
+    if run_dir is None or not layout.device_plan_path(run_dir).is_file():
         return None
-    return DevicePlan.from_dict(json.loads((Path(run_dir) / PLAN_FILE).read_text()))
+    return DevicePlan.from_dict(json.loads(layout.device_plan_path(run_dir).read_text()))
 
 
 def plan_devices(config: "ExperimentConfig", topology: Topology) -> DevicePlan:

@@ -15,6 +15,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from rlvr_core.rundir import layout
+
 _SKIP_DIRS = {"training_state", ".cache"}
 
 
@@ -34,8 +36,8 @@ def _hash_folder(folder: Path) -> str:
 def model_identity(model: str) -> dict[str, Any]:
     """`{"path", "content_hash", "kind", "step"}` for a checkpoint, a local folder or a remote name."""
     folder = Path(model)
-    if (folder / "checkpoint.json").is_file():
-        from rlvr_core.checkpoints import read_checkpoint
+    if layout.is_checkpoint(folder):
+        from rlvr_core.rundir.checkpoints import read_checkpoint
 
         info = read_checkpoint(folder)
         return {"path": str(folder), "content_hash": info.content_hash, "kind": "checkpoint", "step": info.step}

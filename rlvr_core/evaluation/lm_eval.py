@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from rlvr_core.evaluation.settings import STANDARD, EvalSettings
+from rlvr_core.rundir import layout
+from rlvr_core.rundir.atomic import write_json_atomic
 
 CODE_TASK_PREFIXES = ("mbpp", "humaneval", "ds1000", "apps", "livecodebench", "bigcodebench")
 CODE_ENV = "HF_ALLOW_CODE_EVAL"
@@ -154,10 +156,9 @@ def write_summaries(summaries: dict[str, dict[str, Any]], output_dir: Path | str
     """One `<output_dir>/lm_eval-<task>/summary.json` per task."""
     paths = []
     for task, summary in summaries.items():
-        folder = Path(output_dir) / f"lm_eval-{task}"
+        folder = layout.lm_eval_dir(output_dir, task)
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
-        paths.append(folder / "summary.json")
+        paths.append(write_json_atomic(layout.summary_path(folder), summary))
     return paths
 
 

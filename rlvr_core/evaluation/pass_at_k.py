@@ -35,10 +35,10 @@ from rlvr_core.evaluation.jsonl import JsonlAppender, read_records
 from rlvr_core.evaluation.scoring import breakdown_keys
 from rlvr_core.evaluation.settings import stable_hash
 from rlvr_core.progress import Progress
+from rlvr_core.rundir import layout
+from rlvr_core.rundir.atomic import write_json_atomic
 
 logger = logging.getLogger(__name__)
-
-RESULT_FILE = "pass_at_k.json"
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -75,10 +75,6 @@ def answer_key(benchmark: Benchmark, completion: str, verifier: str) -> str | No
     return text.strip() or None
 
 
-def _shard_dir(out: Path, shard: int, shards: int) -> Path:
-    return out / "shards" / f"shard-{shard}-of-{shards}"
-
-
 def run_pass_at_k(
     model: str, benchmark: str, *, output_dir: Path | str, n: int = 16, temperature: float = 0.8, top_p: float = 0.95,
     shard: int = 0, shards: int = 1, limit: int | None = None, seed: int = 42, backend: str = "hf",
@@ -101,13 +97,13 @@ def run_pass_at_k(
     settings = {"model": model, "benchmark": bench.name, "n": n, "temperature": temperature, "top_p": top_p,
                 "seed": seed, "limit": limit, "items": len(problems), "shards": shards, "backend": backend,
                 "max_new_tokens": bench.max_new_tokens}
-    folder = _shard_dir(Path(output_dir), shard, shards)
+    folder = layout.pass_at_k_shard_dir(output_dir, shard, shards)
     folder.mkdir(parents=True, exist_ok=True)
-    key_file = folder / "settings.json"
+    key_file = folder / layout.PASS_AT_K_SETTINGS
     if key_file.exists() and json.loads(key_file.read_text())["settings"] != settings:
         raise ValueError(f"{folder} was sampled with other settings; use another output_dir or delete it")
-    key_file.write_text(json.dumps({"settings": settings, "key": stable_hash(settings)}, indent=2))
-    done = {r["index"] for r in read_records(folder / "samples.jsonl")}
+    write_json_atomic(key_file, {"settings": settings, "key": stable_hash(settings)}, sort_keys=False)
+    done = {r["index"] for r in read_records(folder / layout.PASS_AT_K_SAMPLES)}
     todo = [i for i in mine if i not in done]
     if not todo:
         return folder
@@ -116,7 +112,7 @@ def run_pass_at_k(
     engine = create_backend(backend, model_path, device=device, seed=seed,
                             **({"batch_size": batch_size * n} if backend == "hf" else {}), **(backend_options or {}))
     try:
-        with VerifierPool(workers=verifier_workers) as pool, JsonlAppender(folder / "samples.jsonl") as log, \
+        with VerifierPool(workers=verifier_workers) as pool, JsonlAppender(folder / layout.PASS_AT_K_SAMPLES) as log, \
                 Progress(len(mine), f"pass@k {bench.name} shard {shard}/{shards}", logger, unit="item",
                          initial=len(mine) - len(todo), bar=None if progress else False) as bar:
             for start in range(0, len(todo), batch_size):
@@ -147,17 +143,17 @@ def merge_pass_at_k(output_dir: Path | str, *, k_values: Sequence[int] | None = 
                     threshold: float = 1.0) -> dict[str, Any]:
     """Combine every shard into `pass_at_k.json`; ValueError if a shard is missing, unfinished or inconsistent."""
     out = Path(output_dir)
-    folders = sorted((out / "shards").glob("shard-*-of-*"))
+    folders = sorted(layout.pass_at_k_shards_dir(out).glob("shard-*-of-*"))
     if not folders:
         raise ValueError(f"no shards under {out / 'shards'}; run run_pass_at_k first")
-    settings = [json.loads((f / "settings.json").read_text())["settings"] for f in folders]
+    settings = [json.loads((f / layout.PASS_AT_K_SETTINGS).read_text())["settings"] for f in folders]
     if any(s != settings[0] for s in settings):
         raise ValueError(f"shards under {out / 'shards'} were sampled with different settings; rerun them alike")
     first = settings[0]
     expected = {f"shard-{i}-of-{first['shards']}" for i in range(first["shards"])}
     if {f.name for f in folders} != expected:
         raise ValueError(f"shards present {sorted(f.name for f in folders)} but expected {sorted(expected)}")
-    records = {r["index"]: r for f in folders for r in read_records(f / "samples.jsonl")}
+    records = {r["index"]: r for f in folders for r in read_records(f / layout.PASS_AT_K_SAMPLES)}
     if len(records) != first["items"]:
         raise ValueError(f"shards hold {len(records)} of {first['items']} items; resume the unfinished shards")
     n = first["n"]
@@ -174,7 +170,7 @@ def merge_pass_at_k(output_dir: Path | str, *, k_values: Sequence[int] | None = 
         "pass_at_k": {str(k): sum(pass_at_k(n, it["c"], k) for it in per_item) / len(per_item) for k in ks},
         "maj_at_k": {str(k): sum(it["maj"][k] for it in per_item) / len(per_item) for k in ks},
     }
-    (out / RESULT_FILE).write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+    write_json_atomic(out / layout.PASS_AT_K_RESULT, result)
     return result
 
 

@@ -36,14 +36,12 @@ from rlvr_core.evaluation.metrics import DEFAULT_PASS_THRESHOLD, summarise_recor
 from rlvr_core.evaluation.scoring import score_completions
 from rlvr_core.evaluation.settings import EvalSettings, apply_overrides, stable_hash
 from rlvr_core.progress import Progress
+from rlvr_core.rundir.atomic import write_json_atomic
+from rlvr_core.rundir import layout
 
 log = logging.getLogger(__name__)
 
-COMPLETIONS = "completions.jsonl"
-RESULTS = "results.jsonl"
-SUMMARY = "summary.json"
 VERIFIER_MODE = "reference"  # evaluations never use the strict training mode (see rlvr_core.verifiers.base)
-KEY_FILE = "eval_key.json"
 
 
 class EvalFolderConflict(ValueError):
@@ -68,16 +66,10 @@ def resolve_model(model: str, backend: str, store: Any) -> str:
     return resolve_model_path(model, store)
 
 
-def _write_json_atomic(path: Path, payload: dict[str, Any]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def _claim_folder(out: Path, key: str, key_payload: dict[str, Any]) -> dict[str, Any] | None:
     """The finished summary for `key` if there is one; otherwise mark the folder as ours (or refuse)."""
     out.mkdir(parents=True, exist_ok=True)
-    summary_path, key_path = out / SUMMARY, out / KEY_FILE
+    summary_path, key_path = out / layout.EVAL_SUMMARY, out / layout.EVAL_KEY
     if summary_path.exists():
         summary = json.loads(summary_path.read_text(encoding="utf-8"))
         if summary.get("key") == key:
@@ -89,9 +81,10 @@ def _claim_folder(out: Path, key: str, key_payload: dict[str, Any]) -> dict[str,
                 f"output_dir {out} holds an evaluation with key {existing} (another model, benchmark, limit or "
                 f"settings), not {key}. Fix: choose another output_dir, or delete {out} to start over."
             )
-    elif (out / COMPLETIONS).exists() or (out / RESULTS).exists():
-        raise EvalFolderConflict(f"output_dir {out} has eval files but no {KEY_FILE}. Fix: delete them or use another folder.")
-    _write_json_atomic(key_path, {"key": key, **key_payload})
+    elif (out / layout.EVAL_COMPLETIONS).exists() or (out / layout.EVAL_RESULTS).exists():
+        raise EvalFolderConflict(f"output_dir {out} has eval files but no {layout.EVAL_KEY}. Fix: delete them or use "
+                                 f"another folder.")
+    write_json_atomic(key_path, {"key": key, **key_payload})
     return None
 
 
@@ -231,9 +224,10 @@ def evaluate(
     generated = _run_items(bench, problems, prompts, out, model_path, backend, device, settings, options,
                            verifier_workers, progress)
     elapsed = time.perf_counter() - started
-    results = sorted({r["index"]: r for r in read_records(out / RESULTS)}.values(), key=lambda r: r["index"])
+    results = sorted({r["index"]: r for r in read_records(out / layout.EVAL_RESULTS)}.values(),
+                     key=lambda r: r["index"])
     if len(results) != len(problems):
-        raise RuntimeError(f"{out / RESULTS} has {len(results)} records for {len(problems)} items; rerun to resume")
+        raise RuntimeError(f"{out / layout.EVAL_RESULTS} has {len(results)} records for {len(problems)} items; rerun to resume")
     summary = {
         "key": key,
         "benchmark": bench.name,
@@ -261,7 +255,7 @@ def evaluate(
         "timing": {"elapsed_s": round(elapsed, 3), "generated_items": generated,
                    "items_per_s": round(generated / elapsed, 3) if elapsed > 0 and generated else None},
     }
-    _write_json_atomic(out / SUMMARY, summary)
+    write_json_atomic(out / layout.EVAL_SUMMARY, summary)
     return summary
 
 
@@ -276,8 +270,8 @@ def _run_items(bench: Benchmark, problems: list, prompts: list[str], out: Path, 
     from rlvr_core.generation import SamplingParams, create_backend
     from rlvr_core.verifiers import VerifierPool
 
-    completions = {r["index"]: r for r in read_records(out / COMPLETIONS)}
-    scored = {r["index"] for r in read_records(out / RESULTS)}
+    completions = {r["index"]: r for r in read_records(out / layout.EVAL_COMPLETIONS)}
+    scored = {r["index"] for r in read_records(out / layout.EVAL_RESULTS)}
     todo = [i for i in range(len(problems)) if i not in scored]
     if not todo:
         return 0
@@ -287,8 +281,8 @@ def _run_items(bench: Benchmark, problems: list, prompts: list[str], out: Path, 
     backend = None
     generated = 0
     try:
-        with (VerifierPool(workers=verifier_workers, strict=False) as pool, JsonlAppender(out / COMPLETIONS) as completion_log,
-              JsonlAppender(out / RESULTS) as result_log,
+        with (VerifierPool(workers=verifier_workers, strict=False) as pool, JsonlAppender(out / layout.EVAL_COMPLETIONS) as completion_log,
+              JsonlAppender(out / layout.EVAL_RESULTS) as result_log,
               Progress(len(problems), f"eval {bench.name}", log, unit="item", initial=len(problems) - len(todo),
                        bar=None if progress else False) as bar):
             for chunk in _batches(todo, step):

@@ -17,7 +17,6 @@ refused if the folder already holds checkpoints (that run must be resumed).
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import time
@@ -32,9 +31,11 @@ from rlvr_core.grpo.result import TrainResult
 from rlvr_core.grpo.sampling import (episode_seed, plan_requests, rollout_settings, sample_seeds, source_of,
                                      stop_strings, training_prompt)
 from rlvr_core.grpo.trace import BackgroundSummaries, TraceWriter, read_trace, write_rollout_settings
+from rlvr_core.rundir import layout
+from rlvr_core.rundir.atomic import write_json_atomic
 
 if TYPE_CHECKING:
-    from rlvr_core.checkpoints import CheckpointInfo
+    from rlvr_core.rundir.checkpoints import CheckpointInfo
     from rlvr_core.config import ExperimentConfig
     from rlvr_core.devices import DevicePlan
 
@@ -69,22 +70,22 @@ class Session:
 
     # -- setup / teardown -------------------------------------------------------------------------------------
     def __enter__(self) -> "Session":
-        from rlvr_core import runs
-        from rlvr_core.checkpoints import list_checkpoints
+        from rlvr_core.rundir import create as runs
+        from rlvr_core.rundir.checkpoints import list_checkpoints
 
         cfg = self.config
         if self.resume:
-            if self.run_dir is None or not (self.run_dir / "config.yaml").is_file():
+            if self.run_dir is None or not layout.config_path(self.run_dir).is_file():
                 raise ResumeError(f"--resume {self.run_dir}: not a run folder (no config.yaml). Fix: pass the folder "
                                   f"a run was started in, e.g. .rlvr/runs/<name>_<YYYYMMDD-HHMMSS>")
-            if (self.run_dir / "run.json").is_file():
+            if layout.run_record_path(self.run_dir).is_file():
                 runs.update_run_json(self.run_dir, status="running", resumed_at=runs.now_iso())
             else:  # killed between config.yaml and run.json: nothing ran yet
                 runs.init_run_dir(self.run_dir, cfg)
         elif self.run_dir is None:
             self.run_dir = runs.create_run_dir(cfg, runs_dir=Path(cfg.run.runs_dir).absolute())
         else:
-            if self.run_dir.is_dir() and list_checkpoints(self.run_dir / "checkpoints"):
+            if self.run_dir.is_dir() and list_checkpoints(layout.checkpoints_dir(self.run_dir)):
                 raise ResumeError(f"--run-dir {self.run_dir} already holds checkpoints of a run. Fix: continue it "
                                   f"with --resume {self.run_dir}, or pick a new --run-dir")
             self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -94,7 +95,7 @@ class Session:
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        from rlvr_core import runs
+        from rlvr_core.rundir import create as runs
 
         if self.verifier is not None:
             self.verifier.close()
@@ -111,7 +112,7 @@ class Session:
         self.held.close()
 
     def _setup(self) -> None:
-        from rlvr_core.checkpoints import list_checkpoints, load_training_state
+        from rlvr_core.rundir.checkpoints import list_checkpoints, load_training_state
         from rlvr_core.data.loader import load_problems
         from rlvr_core.evaluation import sources  # noqa: F401  (eval-only datasets a held-out set may name)
         from rlvr_core.grpo.actors import rollout_factory, start_trainer
@@ -170,7 +171,7 @@ class Session:
                                      strict=cfg.verifiers.strict).__enter__()
         self._sync()  # every worker starts from the trainer's exact weights and version
         self.pending: deque[PendingBatch] = deque()
-        self.checkpoints = [c.path for c in list_checkpoints(self.run_dir / "checkpoints")]
+        self.checkpoints = [c.path for c in list_checkpoints(layout.checkpoints_dir(self.run_dir))]
 
     def _check_memory(self, model_path: str) -> None:
         """The trainer's GPU memory estimate against its GPU (the plan's NVML reading, else
@@ -217,9 +218,9 @@ class Session:
 
     def _start_point(self) -> "CheckpointInfo | None":
         """The checkpoint to continue from (None: step 0), with the trace cut back to match it."""
-        from rlvr_core.checkpoints import latest_resumable_checkpoint
+        from rlvr_core.rundir.checkpoints import latest_resumable_checkpoint
 
-        checkpoint = latest_resumable_checkpoint(self.run_dir / "checkpoints") if self.resume else None
+        checkpoint = latest_resumable_checkpoint(layout.checkpoints_dir(self.run_dir)) if self.resume else None
         if checkpoint is None:
             dropped = sum(self.trace.truncate_after(-1).values())
             if self.resume:
@@ -244,13 +245,13 @@ class Session:
         if self.step == 0 and t.eval_every:
             accuracy, seconds = self._evaluate()
             record = {"step": 0, "trainer_version": 0, "heldout_accuracy": accuracy, "seconds": {"eval": seconds}}
-            self.trace.append("trace.jsonl", [record])
+            self.trace.append(layout.TRACE, [record])
         final = None
         while self.step < t.max_steps:
             record = self._train_one_step()
             if t.eval_every and (self.step % t.eval_every == 0 or self.step == t.max_steps):
                 record["heldout_accuracy"], record["seconds"]["eval"] = self._evaluate()
-            self.trace.append("trace.jsonl", [record])
+            self.trace.append(layout.TRACE, [record])
             for hook in step_hooks:
                 hook(record)
             if self.step % cfg.checkpointing.every_steps == 0 or self.step == t.max_steps:
@@ -318,7 +319,7 @@ class Session:
     def _record_sandbox(self, datasets: list[str]) -> None:
         """run.json "sandbox" and the log: the guarantees (and lacks) of the sandbox this run's code rewards use,
         so a user knows what the run they started is protected against. Only when a dataset is graded by code."""
-        from rlvr_core import runs
+        from rlvr_core.rundir import create as runs
         from rlvr_core.data.registry import resolve
         from rlvr_core.sandbox import sandbox_guarantees
 
@@ -333,9 +334,9 @@ class Session:
         nodes = sorted(n["NodeID"] for n in ray.nodes() if n.get("Alive"))
         record = {"gcs_address": ray.get_runtime_context().gcs_address, "joined_existing": not self.owns_ray,
                   "nodes": nodes, "resources": ray.cluster_resources()}
-        path = self.run_dir / "traces" / "ray_cluster.json"
+        path = layout.trace_path(self.run_dir, layout.RAY_CLUSTER)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(record, indent=2, sort_keys=True))
+        write_json_atomic(path, record)
         log.info("Ray: %s cluster at %s, %d node(s)", "joined the" if not self.owns_ray else "started a private",
                  record["gcs_address"], len(nodes))
 
@@ -449,9 +450,9 @@ class Session:
                  "finish_reason": r.finish_reason, "tokens": len(r.token_ids),
                  **({} if r.episode is None else {"trained_tokens": sum(r.loss_mask or ()), "episode": r.episode})}
                 for g in groups for i, r in enumerate(g.rollouts)]
-        self.trace.append("rollouts.jsonl", rows)
+        self.trace.append(layout.ROLLOUTS, rows)
         shown = self.config.training.samples_per_step
-        self.trace.append("samples.jsonl", [
+        self.trace.append(layout.SAMPLES, [
             {"step": self.step, "prompt": g.problem.prompt, "answer": g.problem.answer,
              "completion": g.rollouts[0].text, "reward": g.rollouts[0].reward} for g in groups[:shown]])
 
@@ -464,7 +465,7 @@ class Session:
         in_flight = [position for b in self.pending for position in b.positions]
         driver = {"step": self.step, "data": self.stream.state(in_flight)}
         return ray.get(self.trainers.lead.publish.remote(
-            str(self.run_dir / "checkpoints"), step=self.step, config_hash=cfg.config_hash(), driver_state=driver,
+            str(layout.checkpoints_dir(self.run_dir)), step=self.step, config_hash=cfg.config_hash(), driver_state=driver,
             keep_last=cfg.checkpointing.keep_last, weights_dtype=self.engine_dtype,
             keep_optimizer=cfg.checkpointing.keep_optimizer))
 

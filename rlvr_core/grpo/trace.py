@@ -27,8 +27,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from rlvr_core.evaluation.jsonl import CorruptJsonlError, parse_line, read_records
+from rlvr_core.rundir import layout
+from rlvr_core.rundir.atomic import atomic_file, fsync_dir, write_atomic, write_json_atomic
 
-FILES = ("trace.jsonl", "samples.jsonl", "rollouts.jsonl")
+FILES = layout.TRACE_FILES
 REPAIR = "remove or repair that line, then resume again"
 
 __all__ = ["FILES", "BackgroundSummaries", "CorruptJsonlError", "TraceWriter", "plot_reward_curve", "read_trace",
@@ -40,7 +42,7 @@ class TraceWriter:
 
     def __init__(self, run_dir: Path) -> None:
         self.run_dir = Path(run_dir)
-        self.traces = self.run_dir / "traces"
+        self.traces = layout.traces_dir(self.run_dir)
         self.traces.mkdir(parents=True, exist_ok=True)
         self._handles: dict[str, IO[str]] = {}
         self._unsynced: set[str] = set()
@@ -67,7 +69,7 @@ class TraceWriter:
             created = not path.exists()
             handle = self._handles[name] = open(path, "a", encoding="utf-8")
             if created:
-                _fsync_dir(self.traces)
+                fsync_dir(self.traces)
         handle.write("".join(json.dumps(r) + "\n" for r in records))
         handle.flush()
         self._unsynced.add(name)
@@ -90,17 +92,14 @@ class TraceWriter:
 
 def read_trace(run_dir: Path) -> list[dict[str, Any]]:
     """The records of traces/trace.jsonl ([] if absent); a torn last line is dropped, other damage raises."""
-    return read_records(Path(run_dir) / "traces" / "trace.jsonl", fix=REPAIR)
+    return read_records(layout.trace_path(run_dir), fix=REPAIR)
 
 
 def write_rollout_settings(run_dir: Path, settings: dict[str, Any]) -> Path:
     """traces/rollout_settings.json, replaced atomically (a resumed session rewrites it from its config)."""
-    path = Path(run_dir) / "traces" / "rollout_settings.json"
+    path = layout.trace_path(run_dir, layout.ROLLOUT_SETTINGS)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return write_json_atomic(path, settings, sort_keys=False)
 
 
 def _truncate_file(path: Path, step: int) -> int:
@@ -144,23 +143,10 @@ def _truncate_file(path: Path, step: int) -> int:
 
 def _rewrite_keeping(path: Path, step: int) -> None:
     """Replace `path` by its complete rows of steps <= `step`, atomically (temp file, fsync, rename)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(path, "rb") as src, open(tmp, "wb") as dst:
+    with open(path, "rb") as src, atomic_file(path) as dst:
         for number, line in enumerate(src, start=1):
             if line.endswith(b"\n") and line.strip() and parse_line(path, number, line, REPAIR).get("step", 0) <= step:
                 dst.write(line)
-        dst.flush()
-        os.fsync(dst.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def plot_reward_curve(run_dir: Path, steps: list[dict[str, Any]]) -> Path:
@@ -182,9 +168,10 @@ def plot_reward_curve(run_dir: Path, steps: list[dict[str, Any]]) -> Path:
     ax.grid(alpha=0.3)
     ax.legend()
     ax.set_title(Path(run_dir).name)
-    path = Path(run_dir) / "reward_curve.png"
+    path = layout.reward_curve_path(run_dir)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    with atomic_file(path) as handle:  # sync and readers never see half an image
+        fig.savefig(handle, format="png", dpi=100)
     return path
 
 
@@ -213,8 +200,8 @@ def write_results(run_dir: Path, steps: list[dict[str, Any]], *, checkpoints: li
     lines += ["", "## Checkpoints", ""] + [f"- {c}" for c in checkpoints]
     if events:
         lines += ["", "## Events", ""] + [f"- {e}" for e in events]
-    path = Path(run_dir) / "RESULTS.md"
-    path.write_text("\n".join(lines) + "\n")
+    path = layout.results_path(run_dir)
+    write_atomic(path, "\n".join(lines) + "\n")
     return path
 
 

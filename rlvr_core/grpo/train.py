@@ -13,8 +13,8 @@ import json
 import sys
 from pathlib import Path
 
-EVENT_PREFIX = "@@rlvr-event "
-PROGRESS_PREFIX = "@@rlvr-progress "
+from rlvr_core.rundir import layout
+from rlvr_core.rundir.markers import EVENT_PREFIX, PROGRESS_PREFIX
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.resume is not None:
-            config = load_config(args.resume / "config.yaml", args.overrides)
+            config = load_config(layout.config_path(args.resume), args.overrides)
         else:
             config = load_config(args.config, args.overrides)
     except ConfigError as err:

@@ -386,9 +386,9 @@ class PolicyTrainer:
     def publish(self, checkpoints_dir: str, *, step: int, config_hash: str, driver_state: dict[str, Any],
                 keep_last: int | None, weights_dtype: str = "float32", keep_optimizer: str = "all") -> str:
         """Write a checkpoint (HF folder in `weights_dtype` + training_state, with the fp32 master weights when the
-        folder's are not fp32) via `rlvr_core.checkpoints`, and commit it in the background; returns the path
+        folder's are not fp32) via `rlvr_core.rundir.checkpoints`, and commit it in the background; returns the path
         it will have. `published()` gives the infos of finished commits."""
-        from rlvr_core.checkpoints import BackgroundPublisher, write_checkpoint
+        from rlvr_core.rundir.checkpoints import BackgroundPublisher, write_checkpoint
 
         dtype = getattr(torch, weights_dtype)
         state = {**self.state(), "driver": driver_state}

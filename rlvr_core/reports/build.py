@@ -19,9 +19,11 @@ from rlvr_core.evaluation.metrics import DEFAULT_PASS_THRESHOLD
 from rlvr_core.reports import tables
 from rlvr_core.reports.load import EvalEntry, discover
 from rlvr_core.reports.plot import plot_metric_vs_step
+from rlvr_core.rundir import layout
+from rlvr_core.rundir.atomic import write_atomic
 
 BREAKDOWN_KEYS = ("category", "difficulty", "archetype")
-PLOT_NAME = "metric_vs_step.png"
+PLOT_NAME = layout.REPORT_PLOT
 
 
 def _md(df: pd.DataFrame) -> str:
@@ -31,7 +33,7 @@ def _md(df: pd.DataFrame) -> str:
 
 def _baseline(entries: Sequence[EvalEntry]) -> str:
     names = [e.checkpoint for e in entries]
-    return "base" if "base" in names else names[0]
+    return layout.BASE_LABEL if layout.BASE_LABEL in names else names[0]
 
 
 def build_tables(entries: Sequence[EvalEntry], *, threshold: float = DEFAULT_PASS_THRESHOLD
@@ -90,7 +92,7 @@ def _evaluation_mode(entries: Sequence[EvalEntry]) -> str:
 
 def _training_mode(run_folder: Path) -> str | None:
     """The verifier mode of a run's training rewards, from its resolved config.yaml; None if it does not say."""
-    config = run_folder / "config.yaml"
+    config = layout.config_path(run_folder)
     if not config.is_file():
         return None
     verifiers = (yaml.safe_load(config.read_text(encoding="utf-8")) or {}).get("verifiers")
@@ -126,7 +128,8 @@ def build_report(paths: Path | str | Sequence[Path | str], *, out_dir: Path | st
     footer = ["## Metric vs step", "", f"![primary metric vs checkpoint step]({PLOT_NAME})", ""] if plot else []
     markdown = "\n".join(header + sections + footer)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "report.md").write_text(markdown, encoding="utf-8")
+    write_atomic(layout.report_path(out), markdown)
     for name, frame in frames.items():
-        frame.drop(columns=[c for c in frame.columns if c.startswith("_")]).to_csv(out / f"report_{name}.csv", index=False)
+        table = frame.drop(columns=[c for c in frame.columns if c.startswith("_")])
+        table.to_csv(layout.report_table_path(out, name), index=False)
     return markdown

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rlvr_core.evaluation.jsonl import read_records
+from rlvr_core.rundir import layout
 
 _STEP = re.compile(r"step[-_]?(\d+)")
 
@@ -48,7 +49,7 @@ def _step_of(checkpoint: str, summary: dict[str, Any]) -> int | None:
     step = (summary.get("model") or {}).get("step")
     if isinstance(step, int):
         return step
-    if checkpoint == "base":
+    if checkpoint == layout.BASE_LABEL:
         return 0
     match = _STEP.search(checkpoint)
     return int(match.group(1)) if match else None
@@ -56,12 +57,12 @@ def _step_of(checkpoint: str, summary: dict[str, Any]) -> int | None:
 
 def read_eval(folder: Path, checkpoint: str | None = None) -> EvalEntry:
     """The evaluation in `folder`; ValueError if it has no summary.json."""
-    summary_path = folder / "summary.json"
+    summary_path = layout.summary_path(folder)
     if not summary_path.is_file():
         raise ValueError(f"{folder} has no summary.json; is it an evaluation folder (run the evaluation first)?")
     summary = json.loads(summary_path.read_text(encoding="utf-8"))
     name = checkpoint or folder.parent.name
-    results = sorted(read_records(folder / "results.jsonl"), key=lambda r: r.get("index", 0))
+    results = sorted(read_records(folder / layout.EVAL_RESULTS), key=lambda r: r.get("index", 0))
     return EvalEntry(checkpoint=name, step=_step_of(name, summary), benchmark=summary["benchmark"], path=folder,
                      summary=summary, results=results)
 
@@ -70,11 +71,11 @@ def discover(paths: list[Path]) -> list[EvalEntry]:
     """Evaluations under run folders (`evals/*/*/summary.json`) or given as eval folders, sorted by step."""
     entries = []
     for path in paths:
-        if (path / "summary.json").is_file():
+        if layout.summary_path(path).is_file():
             entries.append(read_eval(path))
             continue
-        evals = path / "evals" if (path / "evals").is_dir() else path
-        found = sorted(evals.glob("*/*/summary.json"))
+        evals = layout.evals_dir(path) if layout.evals_dir(path).is_dir() else path
+        found = layout.summary_paths(evals)
         if not found:
             raise ValueError(f"no evaluations under {path} (looked for {evals}/<checkpoint>/<benchmark>/summary.json)")
         entries.extend(read_eval(f.parent) for f in found)

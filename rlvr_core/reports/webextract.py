@@ -34,6 +34,7 @@ from rlvr_core.evaluation.jsonl import read_records
 from rlvr_core.evaluation.metrics import DEFAULT_PASS_THRESHOLD
 from rlvr_core import stats
 from rlvr_core.reports.load import EvalEntry, read_eval
+from rlvr_core.rundir import layout
 
 MODE_KEYS = ("dataset", "split", "rollout", "settings", "pass_threshold")
 BEST_WORST = 5
@@ -91,7 +92,7 @@ def load_models(paths: Sequence[Path | str], labels: Sequence[str] | None = None
         if entry.benchmark != "webextract":
             raise ValueError(f"{path} holds a {entry.benchmark!r} evaluation, not webextract")
         label = labels[i] if labels else entry.checkpoint
-        written = {r.get("index"): r for r in read_records(Path(path) / "completions.jsonl")}
+        written = {r.get("index"): r for r in read_records(Path(path) / layout.EVAL_COMPLETIONS)}
         hashes = {r.get("index"): written.get(r.get("index"), {}).get("content_hash") for r in entry.results}
         hashed = bool(entry.results) and all(hashes.values())
         items = {(hashes[r.get("index")] if hashed else str(r["id"])): r for r in entry.results}

@@ -282,9 +282,9 @@ def test_a_crashed_evaluation_is_taken_over_by_the_catch_up_deployment(deployed,
     from prefect.states import Crashed, Running, Scheduled
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from rlvr_core.checkpoints import publish_checkpoint
+    from rlvr_core.rundir.checkpoints import publish_checkpoint
     from rlvr_core.config import load_config
-    from rlvr_core.runs import create_run_dir
+    from rlvr_core.rundir.create import create_run_dir
 
     server, worker_log = deployed
     config = load_config("tiny-arith", [f"run.runs_dir={tmp_path / 'runs'}", "evaluation.limit=8",

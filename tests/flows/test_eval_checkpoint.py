@@ -18,9 +18,9 @@ def published_checkpoint(tmp_path_factory: pytest.TempPathFactory, tiny_model_di
     """A run folder (resolved tiny-arith config, limit 16) holding one checkpoint of the untrained tiny model."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from rlvr_core.checkpoints import publish_checkpoint
+    from rlvr_core.rundir.checkpoints import publish_checkpoint
     from rlvr_core.config import load_config
-    from rlvr_core.runs import create_run_dir
+    from rlvr_core.rundir.create import create_run_dir
 
     root = tmp_path_factory.mktemp("eval-flow")
     config = load_config("tiny-arith", [f"run.runs_dir={root / 'runs'}", f"evaluation.limit={LIMIT}",

@@ -27,7 +27,7 @@ import pytest
 import yaml
 from safetensors.numpy import load_file
 
-from rlvr_core.checkpoints import list_checkpoints
+from rlvr_core.rundir.checkpoints import list_checkpoints
 from rlvr_core.config import load_config
 from rlvr_core.grpo import train
 from rlvr_core.grpo.session import ResumeError

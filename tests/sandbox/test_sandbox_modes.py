@@ -177,7 +177,7 @@ def test_verdicts_and_results_never_shift_between_consecutive_runs(sandbox) -> N
 @pytest.mark.parametrize("mode", ["host", "host-plain"])
 def test_a_run_graded_by_code_lists_its_sandboxs_lacks_in_run_json_and_the_log(mode, tmp_path, monkeypatch, caplog) -> None:
     """Issue 26, item 5: a user knows the guarantees of the run they started."""
-    from rlvr_core import runs
+    from rlvr_core.rundir import create
     from rlvr_core.grpo.session import Session
 
     root_only()
@@ -185,13 +185,13 @@ def test_a_run_graded_by_code_lists_its_sandboxs_lacks_in_run_json_and_the_log(m
     if mode == "host-plain":
         real = host.find_tool
         monkeypatch.setattr(host, "find_tool", lambda paths, name: None if name == "unshare" else real(paths, name))
-    runs.write_run_json(tmp_path, {"name": "r"})
+    create.write_run_json(tmp_path, {"name": "r"})
     session = Session(None, tmp_path, resume=False)  # type: ignore[arg-type] - the record needs only the run folder
     session._record_sandbox(["arith"])
-    assert "sandbox" not in runs.read_run_json(tmp_path)  # nothing runs code: nothing to record
+    assert "sandbox" not in create.read_run_json(tmp_path)  # nothing runs code: nothing to record
     with caplog.at_level(logging.WARNING, logger="rlvr_core.sandbox.runner"):
         session._record_sandbox(["arith", "google-research-datasets/mbpp"])
-    record = runs.read_run_json(tmp_path)["sandbox"]
+    record = create.read_run_json(tmp_path)["sandbox"]
     assert record["mode"] == "host" and record["setting"] == "host"
     plain = any(item.startswith("no mount namespace") for item in record["lacks"])
     assert plain is (mode == "host-plain")

@@ -1,10 +1,9 @@
 """Run folders: one directory per training run that records exactly what ran.
 
-Layout (DESIGN.md §3): `<runs_dir>/<name>_<YYYYMMDD-HHMMSS>/` holding
-`config.yaml` (resolved), `run.json` (host, start/end, git commit, dirty
-flag, python and package versions), `patches/` (git status, diff, untracked
-files), `traces/`, `checkpoints/`, `evals/`, and later `RESULTS.md`,
-`reward_curve.png`, `report.md`.
+`<runs_dir>/<name>_<YYYYMMDD-HHMMSS>/` starts with `config.yaml` (resolved),
+`run.json` (host, start/end, git commit, dirty flag, python and package
+versions), `patches/` (git status, diff, untracked files) and the empty
+`traces/`, `checkpoints/`, `evals/`; the names are `rlvr_core.rundir.layout`'s.
 
 Run folders are local directories (the trainer appends to files in them as
 it goes); ship them to an object store after the run if needed.
@@ -24,12 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from rlvr_core.rundir import layout
+from rlvr_core.rundir.atomic import write_atomic, write_json_atomic
+
 if TYPE_CHECKING:
     from rlvr_core.config import ExperimentConfig
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("rlvr-pipeline", "torch", "transformers", "ray", "vllm", "trl", "pydantic", "numpy", "prefect")
-SUBDIRS = ("patches", "traces", "checkpoints", "evals")
 
 
 def create_run_dir(config: "ExperimentConfig", runs_dir: str | Path | None = None, name: str | None = None) -> Path:
@@ -54,10 +55,10 @@ def create_run_dir(config: "ExperimentConfig", runs_dir: str | Path | None = Non
 def init_run_dir(run_dir: Path, config: "ExperimentConfig") -> None:
     """Fill an (existing, possibly empty) folder with the run skeleton and provenance files."""
     run_dir = Path(run_dir)
-    for sub in SUBDIRS:
+    for sub in layout.SUBDIRS:
         (run_dir / sub).mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
-    git = capture_git(run_dir / "patches")
+    write_atomic(layout.config_path(run_dir), yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
+    git = capture_git(layout.patches_dir(run_dir))
     write_run_json(run_dir, {
         "name": run_dir.name,
         "config_hash": config.config_hash(),
@@ -78,14 +79,11 @@ def now_iso() -> str:
 
 
 def read_run_json(run_dir: Path) -> dict[str, Any]:
-    return json.loads((Path(run_dir) / "run.json").read_text())
+    return json.loads(layout.run_record_path(run_dir).read_text())
 
 
 def write_run_json(run_dir: Path, record: dict[str, Any]) -> None:
-    path = Path(run_dir) / "run.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(record, indent=2, sort_keys=False))
-    tmp.replace(path)
+    write_json_atomic(layout.run_record_path(run_dir), record, sort_keys=False)
 
 
 def update_run_json(run_dir: Path, **fields: Any) -> dict[str, Any]:

@@ -45,12 +45,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from rlvr_core.filehash import hash_files, sha256_file
+from rlvr_core.rundir.atomic import fsync_dir, pid_alive, write_json_atomic
+from rlvr_core.rundir.layout import CHECKPOINT_MANIFEST as MANIFEST
+from rlvr_core.rundir.layout import checkpoint_name
 
 if TYPE_CHECKING:
     import torch
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-MANIFEST = "checkpoint.json"
 TRAINING_STATE = "training_state/state.pt"
 STATE_DIR = "training_state"
 SHARD_INDEX = "model.safetensors.index.json"
@@ -76,10 +78,6 @@ class CheckpointInfo:
         return Path(self.path).name
 
 
-def checkpoint_name(step: int) -> str:
-    return f"step-{step:06d}"
-
-
 @dataclass(frozen=True)
 class PendingCheckpoint:
     """Files written into a hidden temp folder, not yet committed (`commit` makes them a checkpoint)."""
@@ -103,10 +101,9 @@ class PendingCheckpoint:
                         "config_hash": self.config_hash, "created_at": datetime.now(timezone.utc).isoformat(),
                         "content_hash": _content_hash(model), "files": model, "state_files": state}
             _fsync_files(self.tmp, files)
-            _write_atomic(self.tmp / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True).encode())
-            _fsync_dir(self.tmp)
+            write_json_atomic(self.tmp / MANIFEST, manifest)  # fsyncs the folder too
             os.rename(self.tmp, self.final)  # the commit point
-            _fsync_dir(self.final.parent)
+            fsync_dir(self.final.parent)
         except BaseException:
             shutil.rmtree(self.tmp, ignore_errors=True)
             raise
@@ -201,7 +198,7 @@ def strip_training_state(path: Path | str) -> bool:
     manifest["files"] = {rel: sha for rel, sha in manifest["files"].items() if rel not in state}
     manifest["state_files"] = {}
     manifest["training_state_removed"] = datetime.now(timezone.utc).isoformat()
-    _write_atomic(path / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True).encode())
+    write_json_atomic(path / MANIFEST, manifest)
     trash = path / f"{_TMP_PREFIX}{STATE_DIR}-{uuid.uuid4().hex[:8]}"
     if (path / STATE_DIR).is_dir():
         os.rename(path / STATE_DIR, trash)
@@ -349,37 +346,20 @@ def _content_hash(files: dict[str, str]) -> str:
     return hashlib.sha256("".join(f"{rel}\0{sha}\n" for rel, sha in sorted(files.items())).encode()).hexdigest()
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f"{_TMP_PREFIX}{path.name}")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 def _fsync_files(folder: Path, files: dict[str, str]) -> None:
     """Data on disk before the rename, so a power cut cannot leave a committed folder of empty files."""
     for rel in files:
         with open(folder / rel, "rb") as f:
             os.fsync(f.fileno())
     for sub in {(folder / rel).parent for rel in files}:
-        _fsync_dir(sub)
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        fsync_dir(sub)
 
 
 def _remove_abandoned_temp_dirs(root: Path) -> None:
     """Remove temp folders whose writer process is gone (a crash); those of live processes are left alone."""
     for path in root.glob(f"{_TMP_PREFIX}*"):
         pid = _writer_pid(path.name)
-        if path.is_dir() and pid is not None and not _pid_alive(pid):
+        if path.is_dir() and pid is not None and not pid_alive(pid):
             shutil.rmtree(path, ignore_errors=True)
 
 
@@ -387,12 +367,3 @@ def _writer_pid(name: str) -> int | None:
     parts = name.rsplit("-", 2)
     return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
 
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

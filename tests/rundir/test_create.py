@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from rlvr_core.config import load_config
-from rlvr_core.runs import create_run_dir, update_run_json
+from rlvr_core.rundir.create import create_run_dir, update_run_json
 
 
 def test_run_folder_layout_and_provenance(tmp_path):

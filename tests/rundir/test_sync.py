@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rlvr_core.run_sync import sync_run
+from rlvr_core.rundir.sync import sync_run
 from rlvr_core.storage import Store
 
 

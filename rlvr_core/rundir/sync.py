@@ -25,10 +25,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from rlvr_core.rundir import layout
+from rlvr_core.rundir.atomic import write_atomic
 from rlvr_core.storage import Store
-
-MANIFEST = "checkpoint.json"
-RECORD_DIR = ".sync"
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,7 @@ def sync_run(run_dir: str | Path, store: Store) -> SyncReport:
     """Upload the files of `run_dir` that changed since the last sync to `store` under `runs/<run name>/`."""
     run_dir = Path(run_dir)
     prefix = f"runs/{run_dir.name}"
-    record_path = run_dir / RECORD_DIR / f"{hashlib.sha256(store.uri().encode()).hexdigest()[:16]}.json"
+    record_path = layout.sync_records_dir(run_dir) / f"{hashlib.sha256(store.uri().encode()).hexdigest()[:16]}.json"
     record = _read_record(record_path)
     uploaded = unchanged = sent = 0
     for group in _groups(run_dir):
@@ -65,12 +64,12 @@ def sync_run(run_dir: str | Path, store: Store) -> SyncReport:
 
 def _groups(run_dir: Path) -> Iterator[list[Path]]:
     """Files to copy: one group per published checkpoint (manifest last), then everything else."""
-    checkpoints = run_dir / "checkpoints"
+    checkpoints = layout.checkpoints_dir(run_dir)
     if checkpoints.is_dir():
         for folder in sorted(checkpoints.iterdir()):
-            if (folder / MANIFEST).is_file():
+            if layout.is_checkpoint(folder):
                 files = _visible_files(folder)
-                yield sorted(files, key=lambda p: (p.name == MANIFEST, p.as_posix()))
+                yield sorted(files, key=lambda p: (p.name == layout.CHECKPOINT_MANIFEST, p.as_posix()))
     yield [p for p in _visible_files(run_dir, skip=checkpoints)]
 
 
@@ -93,6 +92,4 @@ def _read_record(path: Path) -> dict[str, list[int]]:
 
 def _write_record(path: Path, record: dict[str, list[int]]) -> None:
     path.parent.mkdir(exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(record, sort_keys=True))
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(record, sort_keys=True))

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from rlvr_core.checkpoints import (MANIFEST, BackgroundPublisher, CheckpointError, _verify_shard_index,
-                                   latest_resumable_checkpoint, list_checkpoints, load_training_state,
-                                   publish_checkpoint, read_checkpoint, verify_checkpoint, write_checkpoint)
+from rlvr_core.rundir.checkpoints import (BackgroundPublisher, CheckpointError, _verify_shard_index,
+                                          latest_resumable_checkpoint, list_checkpoints, load_training_state,
+                                          publish_checkpoint, read_checkpoint, verify_checkpoint, write_checkpoint)
+from rlvr_core.rundir.layout import CHECKPOINT_MANIFEST as MANIFEST
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +104,7 @@ def test_failed_publish_leaves_previous_checkpoint_and_no_folder(model_and_token
 
 _KILLED_WRITER = textwrap.dedent("""
     import sys, time
-    from rlvr_core.checkpoints import publish_checkpoint
+    from rlvr_core.rundir.checkpoints import publish_checkpoint
     from rlvr_core.models.tiny import TinyRecipe, build_tokenizer, build_untrained_model
 
     class Stall:  # pickled while training_state is written: after weights, before the manifest
@@ -123,7 +124,7 @@ _KILLED_WRITER = textwrap.dedent("""
 @pytest.mark.slow
 def test_kill_9_mid_publish_leaves_previous_checkpoint_intact(model_and_tokenizer, tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, str(tmp_path)], stdout=subprocess.PIPE, text=True,
-                            cwd=Path(__file__).resolve().parents[1])
+                            cwd=Path(__file__).resolve().parents[2])
     try:
         assert proc.stdout.readline().strip() == "WRITING"
     finally:
