@@ -70,7 +70,7 @@ class Session:
 
     # -- setup / teardown -------------------------------------------------------------------------------------
     def __enter__(self) -> "Session":
-        from rlvr_core.rundir import create as runs
+        from rlvr_core.rundir import create
         from rlvr_core.rundir.checkpoints import list_checkpoints
 
         cfg = self.config
@@ -79,23 +79,23 @@ class Session:
                 raise ResumeError(f"--resume {self.run_dir}: not a run folder (no config.yaml). Fix: pass the folder "
                                   f"a run was started in, e.g. .rlvr/runs/<name>_<YYYYMMDD-HHMMSS>")
             if layout.run_record_path(self.run_dir).is_file():
-                runs.update_run_json(self.run_dir, status="running", resumed_at=runs.now_iso())
+                create.update_run_json(self.run_dir, status="running", resumed_at=create.now_iso())
             else:  # killed between config.yaml and run.json: nothing ran yet
-                runs.init_run_dir(self.run_dir, cfg)
+                create.init_run_dir(self.run_dir, cfg)
         elif self.run_dir is None:
-            self.run_dir = runs.create_run_dir(cfg, runs_dir=Path(cfg.run.runs_dir).absolute())
+            self.run_dir = create.create_run_dir(cfg, runs_dir=Path(cfg.run.runs_dir).absolute())
         else:
             if self.run_dir.is_dir() and list_checkpoints(layout.checkpoints_dir(self.run_dir)):
                 raise ResumeError(f"--run-dir {self.run_dir} already holds checkpoints of a run. Fix: continue it "
                                   f"with --resume {self.run_dir}, or pick a new --run-dir")
             self.run_dir.mkdir(parents=True, exist_ok=True)
-            runs.init_run_dir(self.run_dir, cfg)
+            create.init_run_dir(self.run_dir, cfg)
         self.trace = TraceWriter(self.run_dir)
         write_rollout_settings(self.run_dir, rollout_settings(cfg))
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        from rlvr_core.rundir import create as runs
+        from rlvr_core.rundir import create
 
         if self.verifier is not None:
             self.verifier.close()
@@ -104,7 +104,7 @@ class Session:
         if self.trace is not None:
             self.trace.close()
         status = "completed" if exc_type is None else f"failed: {exc_type.__name__}: {exc}"[:500]
-        runs.update_run_json(self.run_dir, ended_at=runs.now_iso(), status=status)
+        create.update_run_json(self.run_dir, ended_at=create.now_iso(), status=status)
         if self.owns_ray:
             import ray
 
@@ -319,12 +319,12 @@ class Session:
     def _record_sandbox(self, datasets: list[str]) -> None:
         """run.json "sandbox" and the log: the guarantees (and lacks) of the sandbox this run's code rewards use,
         so a user knows what the run they started is protected against. Only when a dataset is graded by code."""
-        from rlvr_core.rundir import create as runs
+        from rlvr_core.rundir import create
         from rlvr_core.data.registry import resolve
         from rlvr_core.sandbox import sandbox_guarantees
 
         if any(resolve(name).source.verifier == "code" for name in datasets):
-            runs.update_run_json(self.run_dir, sandbox=sandbox_guarantees())
+            create.update_run_json(self.run_dir, sandbox=sandbox_guarantees())
 
     def _record_cluster(self) -> None:
         """traces/ray_cluster.json: which Ray cluster this run used (joined or its own) and its nodes, and the
