@@ -34,11 +34,12 @@ export PREFECT_LOGGING_EXTRA_LOGGERS := rlvr_core
 export RAY_AUTH_MODE := disabled
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install lock lock-gpu demo test up down clean help
+.PHONY: install lock lock-gpu demo test test-fast up down clean help
 
 help:
 	@echo "make demo   - build the tiny model and offline data, run train-and-eval on CPU, print the report"
 	@echo "make test   - run the whole test suite (same as CI)"
+	@echo "make test-fast - the edit loop: tests that start no server or cluster and are not marked slow"
 	@echo "make up     - local Prefect server + worker + prefect deploy --all"
 	@echo "make down   - stop what make up started"
 	@echo "make lock   - re-resolve requirements/cpu.lock from pyproject.toml (newest allowed versions), then run make test"
@@ -76,6 +77,9 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow" --ignore=tests/integration
 
 up: $(STAMP)
 	PATH=$(CURDIR)/$(BIN):$$PATH bash deployments/up.sh
