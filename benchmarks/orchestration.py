@@ -1,7 +1,8 @@
 """What Prefect costs: the demo through Prefect vs the same steps called directly, and event -> eval start latency.
 
     python benchmarks/orchestration.py overhead [--max-steps 30] [--repeats 1]
-    python benchmarks/orchestration.py latency [--events 5]
+    python benchmarks/orchestration.py latency [--events 5] [--during-training]
+    python benchmarks/orchestration.py restarts [--times 10]
 
 overhead: each measurement runs in a fresh process (same imports to pay, no
 warm caches shared between modes), alternating direct and Prefect. Both do
@@ -27,6 +28,12 @@ and to it entering Running (the worker started a process and the flow code
 is executing; this includes the Python start-up of the flow-run process).
 Target: median <= 5 s.
 
+restarts: `make up` then `make down`, `--times` times in a row over the same
+state folder (a temporary one, so a running `make up` is left alone) and so
+the same PostgreSQL database: each start must answer /health, hold every
+deployment of prefect.yaml once and each automation once; any failure or a
+start that takes over 10 minutes (a wedged server) stops the check.
+
 The machine stalls for seconds at random and other jobs share its 2 cores:
 compare figures from the same invocation only.
 """
@@ -36,7 +43,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -232,6 +241,50 @@ def wait_for_start(checkpoint: str, timeout_s: float):
     raise TimeoutError(f"no triggered run for {checkpoint} started within {timeout_s} s")
 
 
+RESTART_TIMEOUT_S = 600
+
+
+def restarts(args: argparse.Namespace) -> None:
+    import httpx
+    import yaml
+
+    from deployments.local_prefect import free_port
+
+    state = Path(tempfile.mkdtemp(prefix="rlvr-restarts-"))
+    state.chmod(0o755)  # PostgreSQL's own user (when we are root) must reach the cluster's folder
+    env = {**os.environ, "RLVR_PREFECT_STATE": str(state), "RLVR_PREFECT_PORT": str(free_port())}
+    api = f"http://127.0.0.1:{env['RLVR_PREFECT_PORT']}/api"
+    expected = sorted(d["name"] for d in yaml.safe_load((REPO / "prefect.yaml").read_text())["deployments"])
+    print(f"state folder {state}, API {api}")
+    seconds = []
+    try:
+        for attempt in range(1, args.times + 1):
+            started = time.monotonic()
+            up = subprocess.run(["make", "-s", "up"], cwd=REPO, env=env, capture_output=True, text=True,
+                                timeout=RESTART_TIMEOUT_S)
+            seconds.append(time.monotonic() - started)
+            if up.returncode != 0:
+                raise SystemExit(f"start {attempt}: make up failed ({up.returncode}):\n{(up.stdout + up.stderr)[-3000:]}")
+            with httpx.Client(base_url=api, timeout=30) as client:
+                assert client.get("/health").status_code == 200, f"start {attempt}: /health"
+                deployments = client.post("/deployments/filter", json={"limit": 200}).json()
+                automations = [a["name"] for a in client.post("/automations/filter", json={}).json()]
+            got = sorted(d["name"] for d in deployments)
+            assert got == expected, f"start {attempt}: deployments {got} != {expected}"
+            assert len(automations) == len(set(automations)), f"start {attempt}: duplicated automations {automations}"
+            print(f"  start {attempt}: make up {seconds[-1]:.1f} s, {len(deployments)} deployments, "
+                  f"{len(automations)} automations", flush=True)
+            down = subprocess.run(["make", "-s", "down"], cwd=REPO, env=env, capture_output=True, text=True,
+                                  timeout=RESTART_TIMEOUT_S)
+            if down.returncode != 0:
+                raise SystemExit(f"stop {attempt}: make down failed:\n{(down.stdout + down.stderr)[-3000:]}")
+    finally:
+        subprocess.run(["make", "-s", "down"], cwd=REPO, env=env, capture_output=True, timeout=RESTART_TIMEOUT_S)
+        shutil.rmtree(state, ignore_errors=True)
+    print(f"{args.times} starts of make up over one database: all healthy; make up took median "
+          f"{statistics.median(seconds):.1f} s, max {max(seconds):.1f} s")
+
+
 def main() -> None:
     if len(sys.argv) > 2 and sys.argv[1] == "_run":
         mode, config, overrides = sys.argv[2], sys.argv[3], sys.argv[4:]
@@ -251,8 +304,10 @@ def main() -> None:
     over.add_argument("--repeats", type=int, default=1)
     lat = sub.add_parser("latency", help="event -> triggered eval flow run start")
     lat.add_argument("--events", type=int, default=5)
+    again = sub.add_parser("restarts", help="make up / make down over one database, several times in a row")
+    again.add_argument("--times", type=int, default=10)
     args = parser.parse_args()
-    (overhead if args.command == "overhead" else latency)(args)
+    {"overhead": overhead, "latency": latency, "restarts": restarts}[args.command](args)
 
 
 if __name__ == "__main__":

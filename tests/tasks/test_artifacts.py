@@ -56,6 +56,7 @@ def test_progress_is_sent_at_most_every_interval_and_always_at_the_end(prefect_h
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 
     from tasks.artifacts import Progress
+    from tasks.outbox import outbox
 
     sent: list[float] = []
 
@@ -71,6 +72,7 @@ def test_progress_is_sent_at_most_every_interval_and_always_at_the_end(prefect_h
                 sent.append(time.monotonic() - started)
 
     loop()
+    assert outbox().drain(60), "the last progress update was never sent"
     assert 2 <= len(sent) < 50, sent  # not one update per percent (100)
     assert all(b - a >= 0.2 for a, b in zip(sent, sent[1:-1]))
     with get_client(sync_client=True) as client:
