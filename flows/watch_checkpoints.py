@@ -20,7 +20,18 @@ from rlvr_core.watch import is_checkpoint, pending_evaluations, run_dir_of
 from tasks.bad_input import fails_cleanly
 
 
-@flow(name="watch-checkpoints", log_prints=True)
+def _run_name() -> str:
+    """`watch-<run>-<step-000050>` for one checkpoint (the catch-up of a crashed evaluation), else
+    `watch-<folder>`."""
+    from prefect.runtime import flow_run
+
+    path = Path(str(flow_run.parameters.get("path", ".rlvr/runs")))
+    if path.parent.name == "checkpoints":
+        return f"watch-{path.parent.parent.name}-{path.name}"
+    return f"watch-{path.resolve().name}"
+
+
+@flow(name="watch-checkpoints", flow_run_name=_run_name, log_prints=True)
 @fails_cleanly
 def watch_checkpoints(path: str = ".rlvr/runs", benchmarks: list[str] | None = None, follow: bool = False,
                       poll_seconds: float = 10.0, max_minutes: float = 60.0) -> list[str]:

@@ -164,7 +164,7 @@ def test_train_and_eval_arith_through_deployments_and_triggers(deployed, tmp_pat
         # Its own evaluations are its task runs; the trigger's are runs named and tagged after the checkpoint.
         own = client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[run.id])))
         assert {"eval-base-arith", "eval-step-000004-arith"} <= {r.name for r in own}, [r.name for r in own]
-        assert f"eval-{run_dir.name}-step-000004" in {r.name for r in triggered}
+        assert f"eval-{run_dir.name}-step-000004-arith" in {r.name for r in triggered}
         assert all(f"run:{run_dir.name}" in r.tags for r in triggered), [(r.name, r.tags) for r in triggered]
         assert {f"{slug}-base-results"} <= keys, keys
 
@@ -239,6 +239,7 @@ def test_a_cancelled_training_ends_cancelled_and_a_retry_resumes_it_to_max_steps
         prefect_cli(server, "flow-run", "retry", flow_run_id)
         retried = wait_final(client, flow_run_id, timeout_s=600)
         assert retried.state.is_completed(), f"{retried.state}\n{worker_log.read_text()[-4000:]}"
+        assert retried.name == cancelled.name, "a retry keeps the run's name"
         assert [p.name for p in runs_dir.iterdir()] == [run_dir.name], "the retry must reuse the run folder"
         assert (run_dir / "checkpoints" / "step-000200" / "checkpoint.json").is_file()
         logs = [log.message for offset in range(0, 2000, 200) for log in client.read_logs(
