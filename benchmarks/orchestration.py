@@ -20,13 +20,17 @@ phases both modes time: imports, flow-run bookkeeping), the process's exit
 shared cores, CPU the server or the flow process spends during training
 slows training itself.
 
-latency: a local server, the `eval-checkpoint/on-arrival` deployment with its
+latency: a local server (on PostgreSQL, as `make up` runs it, unless
+`--database sqlite`), the `eval-checkpoint/on-arrival` deployment with its
 trigger, and a process worker polling every second
 (PREFECT_WORKER_QUERY_SECONDS=1). For each event: time from the event's
 `occurred` to the triggered flow run being created (the automation fired)
 and to it entering Running (the worker started a process and the flow code
 is executing; this includes the Python start-up of the flow-run process).
-Target: median <= 5 s.
+With `--during-training`, a `train-and-eval` run of tiny-arith (its own
+evaluations, checkpoint events and artifacts included) runs against the same
+server while the events are sent, as on a node that trains. Target: median
+<= 5 s, max <= 15 s.
 
 restarts: `make up` then `make down`, `--times` times in a row over the same
 state folder (a temporary one, so a running `make up` is left alone) and so
@@ -192,31 +196,61 @@ def latency(args: argparse.Namespace) -> None:
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     from deployments.local_prefect import start_server, start_worker, stop_group
+    from deployments.postgres import Cluster
 
     work = Path(tempfile.mkdtemp(prefix="rlvr-latency-"))
-    server = start_server(work / "prefect-home")
+    work.chmod(0o755)  # PostgreSQL's own user (when we are root) must reach the cluster's folder
+    cluster = Cluster(work / "postgres") if args.database == "postgres" else None
+    server = start_server(work / "prefect-home", database_url=cluster.ensure_running() if cluster else None)
     env = {**server.env, "RLVR_EVAL_POOL": "rlvr-bench"}
     subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", "work-pool", "create", "rlvr-bench", "--type",
                     "process", "--overwrite"], env=env, cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", "deploy", "--name", "on-arrival"], env=env,
                    cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     worker = start_worker(server, "rlvr-bench", work / "worker.log", REPO, {"RLVR_EVAL_POOL": "rlvr-bench"})
+    training = start_training(server.env, work) if args.during_training else None
     try:
         with temporary_settings({PREFECT_API_URL: server.api_url}):
-            latencies = measure_latencies(args.events, work)
+            latencies = measure_latencies(args.events, work, training)
     finally:
+        if training is not None:
+            stop_group(training)
         stop_group(worker)
         server.stop()
-    print(f"event -> eval-checkpoint running: median {statistics.median(latencies):.2f} s, "
-          f"min {min(latencies):.2f} s, max {max(latencies):.2f} s over {len(latencies)} events (target median <= 5 s)")
+        if cluster is not None:
+            cluster.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    during = " while train-and-eval/tiny-arith trained" if training is not None else ""
+    print(f"event -> eval-checkpoint running{during} (database {args.database}): median "
+          f"{statistics.median(latencies):.2f} s, min {min(latencies):.2f} s, max {max(latencies):.2f} s over "
+          f"{len(latencies)} events (target median <= 5 s, max <= 15 s)")
 
 
-def measure_latencies(count: int, work: Path) -> list[float]:
+def start_training(env: dict[str, str], work: Path) -> subprocess.Popen:
+    """`train-and-eval` of tiny-arith (long enough to outlast the events) in a process of its own, against the
+    server; returns once its trainer has written a first step."""
+    runs = work / "runs-training"
+    overrides = [f"run.runs_dir={runs}", "training.max_steps=5000", "checkpointing.every_steps=25",
+                 "evaluation.limit=16"]
+    process = subprocess.Popen([sys.executable, __file__, "_run", "prefect", "tiny-arith", *overrides], cwd=REPO,
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 600
+    while not any(runs.glob("*/traces/trace.jsonl")):
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError("the training run did not start (or ended) before the events")
+        time.sleep(1)
+    print("training is running; sending events", flush=True)
+    return process
+
+
+def measure_latencies(count: int, work: Path, training: subprocess.Popen | None = None) -> list[float]:
     from prefect.events import emit_event
 
     time.sleep(5)  # let the worker register and the trigger's automation load
     latencies = []
     for i in range(count):
+        if training is not None and training.poll() is not None:
+            raise RuntimeError("the training run ended before the events did: its figures would not be under load")
         path = f"{work}/runs/bench_{uuid.uuid4().hex[:8]}/checkpoints/step-{i:06d}"
         event = emit_event(event="rlvr.checkpoint.saved", resource={"prefect.resource.id": "rlvr.run.bench"},
                            payload={"path": path, "step": i, "run": "bench"})
@@ -304,6 +338,10 @@ def main() -> None:
     over.add_argument("--repeats", type=int, default=1)
     lat = sub.add_parser("latency", help="event -> triggered eval flow run start")
     lat.add_argument("--events", type=int, default=5)
+    lat.add_argument("--during-training", action="store_true",
+                     help="send the events while a train-and-eval run of tiny-arith trains against the same server")
+    lat.add_argument("--database", choices=("postgres", "sqlite"), default="postgres",
+                     help="the server's database (default postgres, as make up runs it)")
     again = sub.add_parser("restarts", help="make up / make down over one database, several times in a row")
     again.add_argument("--times", type=int, default=10)
     args = parser.parse_args()

@@ -23,6 +23,7 @@ pytestmark = pytest.mark.slow
 
 HEARTBEAT_S = 30  # Prefect's minimum
 WITHIN_S = 50     # more than one heartbeat interval, so a live run is never crashed
+PENDING_WITHIN_S = 20
 SLEEPER = '''
 import time
 from prefect import flow
@@ -94,6 +95,24 @@ def test_a_run_whose_machine_dies_is_marked_crashed(prefect_server: LocalServer,
     assert "no heartbeat" in (crashed.state.message or "")
 
 
+def test_a_run_a_worker_took_but_never_started_is_crashed_saying_so(prefect_server: LocalServer, api,
+                                                                    tmp_path: Path) -> None:
+    """A worker sets a run Pending, then dies before starting its process: no heartbeat will ever come, so the
+    orphan automation crashes it with the reason (and catch-up or a retry can take it from there)."""
+    from prefect.client.schemas.actions import WorkPoolCreate
+    from prefect.states import Pending
+
+    pool = "orphan-test"
+    api.create_work_pool(WorkPoolCreate(name=pool, type="process"), overwrite=True)
+    deployment_id = deploy_sleeper(tmp_path, pool)
+    install(WITHIN_S, pending_within_s=PENDING_WITHIN_S)
+    run = api.create_flow_run_from_deployment(deployment_id)
+    api.set_flow_run_state(run.id, Pending())  # as the worker does when it takes the run; no process follows
+    ended = wait_state(api, run.id, {"Crashed", "Completed", "Failed", "Cancelled"}, timeout_s=PENDING_WITHIN_S + 120)
+    assert ended.state_name == "Crashed", ended.state
+    assert "never started" in (ended.state.message or ""), ended.state.message
+
+
 def test_make_down_stops_the_flow_run_processes_of_its_pools(prefect_server: LocalServer, api, tmp_path: Path) -> None:
     from prefect.client.schemas.actions import WorkPoolCreate
 
@@ -133,11 +152,12 @@ def test_make_down_cancels_the_runs_of_its_pools_and_no_others(prefect_server: L
 def test_installing_twice_leaves_one_automation(prefect_server: LocalServer, api) -> None:
     from prefect.automations import Automation
 
-    from deployments.zombies import AUTOMATION_NAME
+    from deployments.zombies import AUTOMATION_NAME, ORPHAN_AUTOMATION_NAME
 
     install(WITHIN_S)
     install(WITHIN_S)
-    assert sum(a.name == AUTOMATION_NAME for a in api.read_automations()) == 1
+    names = [a.name for a in api.read_automations()]
+    assert names.count(AUTOMATION_NAME) == 1 and names.count(ORPHAN_AUTOMATION_NAME) == 1
     assert Automation.read(name=AUTOMATION_NAME).trigger.within.total_seconds() == WITHIN_S
 
 
