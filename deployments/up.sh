@@ -117,7 +117,8 @@ for pool in $POOLS; do
   if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
     echo "worker for $pool already running (pid $(cat "$pidfile"))"
   else
-    start_bg "worker-$pool" prefect worker start --pool "$pool" --type process --name "$(hostname)-$pool"
+    # Under a supervisor that marks the runs a dying worker takes with it Crashed, saying why.
+    start_bg "worker-$pool" python "$REPO/deployments/worker.py" --pool "$pool" --name "$(hostname)-$pool"
     echo "worker for $pool started (log $STATE/logs/worker-$pool.log)"
   fi
 done

@@ -21,6 +21,8 @@ from deployments.zombies import cancel_active, install
 
 pytestmark = pytest.mark.slow
 
+REPO = Path(__file__).resolve().parents[2]
+
 HEARTBEAT_S = 30  # Prefect's minimum
 WITHIN_S = 50     # more than one heartbeat interval, so a live run is never crashed
 PENDING_WITHIN_S = 20
@@ -111,6 +113,35 @@ def test_a_run_a_worker_took_but_never_started_is_crashed_saying_so(prefect_serv
     ended = wait_state(api, run.id, {"Crashed", "Completed", "Failed", "Cancelled"}, timeout_s=PENDING_WITHIN_S + 120)
     assert ended.state_name == "Crashed", ended.state
     assert "never started" in (ended.state.message or ""), ended.state.message
+
+
+def test_a_run_whose_worker_is_killed_is_crashed_naming_the_worker(prefect_server: LocalServer, api,
+                                                                   tmp_path: Path) -> None:
+    """Only the worker is killed (its supervisor, as `make up` starts it, stays): the run it was executing ends
+    Crashed with a message that names the worker and how it ended, not Prefect's generic one."""
+    import subprocess
+
+    import psutil
+    from prefect.client.schemas.actions import WorkPoolCreate
+
+    pool = "worker-death"
+    api.create_work_pool(WorkPoolCreate(name=pool, type="process"), overwrite=True)
+    deployment_id = deploy_sleeper(tmp_path, pool)
+    with open(tmp_path / "supervisor.log", "w") as log:
+        supervisor = subprocess.Popen([sys.executable, str(REPO / "deployments" / "worker.py"), "--pool", pool,
+                                       "--name", "doomed-worker"], env=prefect_server.env, cwd=tmp_path, stdout=log,
+                                      stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        run = api.create_flow_run_from_deployment(deployment_id)
+        wait_state(api, run.id, {"Running"}, timeout_s=180)
+        [worker] = psutil.Process(supervisor.pid).children()
+        worker.terminate()
+        ended = wait_state(api, run.id, {"Crashed", "Completed", "Failed", "Cancelled"}, timeout_s=180)
+        assert supervisor.wait(60) is not None
+    finally:
+        stop_group(supervisor)
+    assert ended.state_name == "Crashed", (ended.state, (tmp_path / "supervisor.log").read_text()[-3000:])
+    assert "its worker doomed-worker" in ended.state.message and "stopped" in ended.state.message, ended.state.message
 
 
 def test_make_down_stops_the_flow_run_processes_of_its_pools(prefect_server: LocalServer, api, tmp_path: Path) -> None:
