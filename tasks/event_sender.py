@@ -80,11 +80,16 @@ class EventSender:
         self._notify()
         return built
 
+    def waiting(self) -> list[Event]:
+        """The events queued and not yet sent, oldest first."""
+        with self._lock:
+            return list(self._queue)
+
     def close(self, drain_s: float = 10.0) -> bool:
         """Send what is queued (waiting at most `drain_s`), then close the websocket; True when nothing was left."""
         deadline = time.monotonic() + drain_s
         with self._lock:
-            while self._queue and self._connected.is_set() and time.monotonic() < deadline:
+            while self._queue and time.monotonic() < deadline:
                 self._idle.wait(max(0.0, deadline - time.monotonic()))
             left = len(self._queue)
             self._closing = True
