@@ -229,15 +229,24 @@ def latency(args: argparse.Namespace) -> None:
 def start_training(env: dict[str, str], work: Path) -> subprocess.Popen:
     """`train-and-eval` of tiny-arith (long enough to outlast the events) in a process of its own, against the
     server; returns once its trainer has written a first step."""
+    from rlvr_core.config import load_config
+    from rlvr_core.models.resolve import resolve_model_path
+    from rlvr_core.storage import open_store
+
     runs = work / "runs-training"
     overrides = [f"run.runs_dir={runs}", "training.max_steps=5000", "checkpointing.every_steps=25",
                  "evaluation.limit=16"]
-    process = subprocess.Popen([sys.executable, __file__, "_run", "prefect", "tiny-arith", *overrides], cwd=REPO,
-                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    cfg = load_config("tiny-arith", overrides)
+    print("building the tiny model (first use only)...", flush=True)
+    resolve_model_path(cfg.model.name_or_path, open_store(cfg.storage.root, cfg.storage.endpoint_url))
+    with open(work / "training.log", "w") as log:
+        process = subprocess.Popen([sys.executable, __file__, "_run", "prefect", "tiny-arith", *overrides], cwd=REPO,
+                                   env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.monotonic() + 600
     while not any(runs.glob("*/traces/trace.jsonl")):
         if process.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError("the training run did not start (or ended) before the events")
+            raise RuntimeError("the training run did not start (or ended) before the events:\n"
+                               + (work / "training.log").read_text()[-3000:])
         time.sleep(1)
     print("training is running; sending events", flush=True)
     return process

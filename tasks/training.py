@@ -130,7 +130,10 @@ def train(config: str, overrides: list[str], run_dir: str, run_name: str, emit_e
     if sender is not None and not sender.start():
         logger.warning("the events websocket did not open within %g s; checkpoint events wait for it "
                        "(training starts anyway)", sender.connect_wait_s)
-    with ProcessGroup(argv, env=env) as group:
+    with contextlib.ExitStack() as cleanup:
+        if sender is not None:
+            cleanup.callback(sender.close)  # after the loop: send what is queued (bounded wait), then disconnect
+        group = cleanup.enter_context(ProcessGroup(argv, env=env))
         _ACTIVE[run_dir] = group
         try:
             for line in group.lines():
@@ -158,8 +161,6 @@ def train(config: str, overrides: list[str], run_dir: str, run_name: str, emit_e
             _ACTIVE.pop(run_dir, None)
             if table is not None:
                 table.flush()
-            if sender is not None:
-                sender.close()
     if status != 0:
         raise TrainingFailed(f"training exited with status {status}. Last output:\n" + "\n".join(tail))
     return {"run_dir": run_dir, "status": status, "checkpoint_events": events, "resumed": resume}
