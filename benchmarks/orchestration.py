@@ -200,26 +200,26 @@ def latency(args: argparse.Namespace) -> None:
 
     work = Path(tempfile.mkdtemp(prefix="rlvr-latency-"))
     work.chmod(0o755)  # PostgreSQL's own user (when we are root) must reach the cluster's folder
-    cluster = Cluster(work / "postgres") if args.database == "postgres" else None
-    server = start_server(work / "prefect-home", database_url=cluster.ensure_running() if cluster else None)
-    env = {**server.env, "RLVR_EVAL_POOL": "rlvr-bench"}
-    subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", "work-pool", "create", "rlvr-bench", "--type",
-                    "process", "--overwrite"], env=env, cwd=REPO, check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", "deploy", "--name", "on-arrival"], env=env,
-                   cwd=REPO, check=True, stdout=subprocess.DEVNULL)
-    worker = start_worker(server, "rlvr-bench", work / "worker.log", REPO, {"RLVR_EVAL_POOL": "rlvr-bench"})
-    training = start_training(server.env, work) if args.during_training else None
-    try:
+    training = None
+    with contextlib.ExitStack() as cleanup:  # whatever fails, nothing started here outlives the benchmark
+        cleanup.callback(shutil.rmtree, work, ignore_errors=True)
+        cluster = Cluster(work / "postgres") if args.database == "postgres" else None
+        if cluster is not None:
+            cleanup.callback(cluster.stop)
+        server = start_server(work / "prefect-home", database_url=cluster.ensure_running() if cluster else None)
+        cleanup.callback(server.stop)
+        env = {**server.env, "RLVR_EVAL_POOL": "rlvr-bench"}
+        subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", "work-pool", "create", "rlvr-bench", "--type",
+                        "process", "--overwrite"], env=env, cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", "deploy", "--name", "on-arrival"], env=env,
+                       cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+        worker = start_worker(server, "rlvr-bench", work / "worker.log", REPO, {"RLVR_EVAL_POOL": "rlvr-bench"})
+        cleanup.callback(stop_group, worker)
+        if args.during_training:
+            training = start_training(server.env, work)
+            cleanup.callback(stop_group, training)
         with temporary_settings({PREFECT_API_URL: server.api_url}):
             latencies = measure_latencies(args.events, work, training)
-    finally:
-        if training is not None:
-            stop_group(training)
-        stop_group(worker)
-        server.stop()
-        if cluster is not None:
-            cluster.stop()
-        shutil.rmtree(work, ignore_errors=True)
     during = " while train-and-eval/tiny-arith trained" if training is not None else ""
     print(f"event -> eval-checkpoint running{during} (database {args.database}): median "
           f"{statistics.median(latencies):.2f} s, min {min(latencies):.2f} s, max {max(latencies):.2f} s over "
@@ -229,6 +229,7 @@ def latency(args: argparse.Namespace) -> None:
 def start_training(env: dict[str, str], work: Path) -> subprocess.Popen:
     """`train-and-eval` of tiny-arith (long enough to outlast the events) in a process of its own, against the
     server; returns once its trainer has written a first step."""
+    from deployments.local_prefect import stop_group
     from rlvr_core.config import load_config
     from rlvr_core.models.resolve import resolve_model_path
     from rlvr_core.storage import open_store
@@ -245,6 +246,7 @@ def start_training(env: dict[str, str], work: Path) -> subprocess.Popen:
     deadline = time.monotonic() + 600
     while not any(runs.glob("*/traces/trace.jsonl")):
         if process.poll() is not None or time.monotonic() > deadline:
+            stop_group(process)
             raise RuntimeError("the training run did not start (or ended) before the events:\n"
                                + (work / "training.log").read_text()[-3000:])
         time.sleep(1)
@@ -263,24 +265,28 @@ def measure_latencies(count: int, work: Path, training: subprocess.Popen | None 
         path = f"{work}/runs/bench_{uuid.uuid4().hex[:8]}/checkpoints/step-{i:06d}"
         event = emit_event(event="rlvr.checkpoint.saved", resource={"prefect.resource.id": "rlvr.run.bench"},
                            payload={"path": path, "step": i, "run": "bench"})
-        created, started = wait_for_start(path, timeout_s=120)
+        created, pending, started = wait_for_start(path, timeout_s=120)
         latencies.append((started - event.occurred).total_seconds())
-        print(f"  event {i}: flow run created {(created - event.occurred).total_seconds():.2f} s, Running "
-              f"{latencies[-1]:.2f} s after the event", flush=True)
+        print(f"  event {i}: flow run created {(created - event.occurred).total_seconds():.2f} s, taken by the "
+              f"worker (Pending) {(pending - event.occurred).total_seconds():.2f} s, Running {latencies[-1]:.2f} s "
+              f"after the event", flush=True)
         time.sleep(2)
     return latencies
 
 
 def wait_for_start(checkpoint: str, timeout_s: float):
+    """(created, Pending, Running) times of the triggered run for `checkpoint`, once it runs."""
     from prefect import get_client
+    from prefect.client.schemas.sorting import FlowRunSort
 
     deadline = time.monotonic() + timeout_s
     with get_client(sync_client=True) as client:
         while time.monotonic() < deadline:
-            for run in client.read_flow_runs(limit=50):
+            for run in client.read_flow_runs(sort=FlowRunSort.EXPECTED_START_TIME_DESC, limit=20):
                 if run.parameters.get("checkpoint") == checkpoint and run.start_time is not None:
-                    return run.created, run.start_time
-            time.sleep(0.2)
+                    pending = min(s.timestamp for s in client.read_flow_run_states(run.id) if s.is_pending())
+                    return run.created, pending, run.start_time
+            time.sleep(0.5)  # a slower poll would blur the figures; a faster one loads the server it measures
     raise TimeoutError(f"no triggered run for {checkpoint} started within {timeout_s} s")
 
 

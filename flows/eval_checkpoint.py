@@ -19,8 +19,10 @@ from prefect import flow
 from rlvr_core.watch import BASE_LABEL, is_checkpoint, run_dir_of
 from tasks.artifacts import Progress, artifact_key
 from tasks.bad_input import BadParameter, fails_cleanly
+from tasks.checkpoint_evals import background_thread
 from tasks.evaluation import evaluate_model
 from tasks.labels import tag_current_flow_run
+from tasks.run_process import in_own_process
 
 
 def _run_name() -> str:
@@ -63,6 +65,8 @@ def eval_checkpoint(checkpoint: str, benchmarks: list[str] | None = None, limit:
     endpoint) default to the run config's `storage` section, so a triggered evaluation reads the store the
     training wrote to.
     """
+    if in_own_process():  # as evaluations beside training do: compute yields the CPU to training and orchestration
+        background_thread()
     if run_dir_of(checkpoint) is not None and not is_checkpoint(checkpoint):
         raise BadParameter(f"{checkpoint}: not a published checkpoint (no checkpoint.json). It may still be being "
                          f"written, or was pruned; `watch-checkpoints` evaluates it once it is published.")

@@ -20,13 +20,13 @@ subflow, a test, `make demo`), the flow returns the Failed state as before.
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
 from prefect.states import Failed, State
 
 from rlvr_core.config import ConfigError
+from tasks.run_process import in_own_process
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -55,16 +55,11 @@ def fail_run(message: str) -> State[Any]:
     from prefect.exceptions import Abort
 
     state = Failed(message=message)
-    context = FlowRunContext.get()
-    if context is None or context.flow_run is None or not _top_level_engine_run(context.flow_run):
+    if not in_own_process():
         return state
+    context = FlowRunContext.get()
     accepted = context.client.set_flow_run_state(context.flow_run.id, state, force=True).state or state
     stop = Abort(f"flow run failed on its parameters: {message}")
     stop.state = accepted  # type: ignore[attr-defined]  # the engine records it as the run's final state
     raise stop
 
-
-def _top_level_engine_run(flow_run: Any) -> bool:
-    """True in the process `python -m prefect.engine` started for this flow run (not a subflow of it)."""
-    main = getattr(sys.modules.get("__main__"), "__spec__", None)
-    return getattr(main, "name", None) == "prefect.engine" and flow_run.parent_task_run_id is None
