@@ -1,4 +1,5 @@
-# GPU-node image: the project with the `gpu` extra (vLLM) on a CUDA runtime.
+# GPU-node image: the project with requirements/gpu.lock (torch 2.13.0 built for CUDA 13.0, vLLM 0.32) on the CUDA 13.0
+# runtime the wheels are built for. The host needs an NVIDIA driver R580 or newer (CUDA 13.0); docs/GPU.md.
 # Build:  docker build -t rlvr-pipeline:gpu .
 # Run a worker on a node:  docker run --gpus all --network host --ipc=host -e PREFECT_API_URL=... rlvr-pipeline:gpu \
 #            prefect worker start --pool rlvr-gpu
@@ -6,7 +7,7 @@
 # The project lives in /app (WORKDIR); prefect.yaml's pull step (tasks/checkout.py) sends each flow run there,
 # so deployments registered on a host (`make up`) run here unchanged; to register them from the image instead,
 # see deployments/README.md (Workers in Docker).
-FROM nvidia/cuda:12.8.1-cudnn-runtime-ubuntu24.04
+FROM nvidia/cuda:13.0.2-cudnn-runtime-ubuntu24.04
 
 ENV DEBIAN_FRONTEND=noninteractive \
     PYTHONUNBUFFERED=1 \
@@ -28,18 +29,14 @@ RUN apt-get update \
  && python3.11 -m venv $VIRTUAL_ENV
 
 WORKDIR /app
-# Dependencies first, so code edits do not invalidate the heavy layer.
-COPY pyproject.toml README.md ./
-# DL3013 reads the project's own `.[gpu]` as an unpinned package: its versions are pyproject.toml's ranges
-# (there is no GPU lock yet; requirements/cpu.lock pins the CPU set).
-# hadolint ignore=DL3013
-RUN mkdir -p rlvr_core flows tasks && touch rlvr_core/__init__.py flows/__init__.py tasks/__init__.py \
- && pip install pip==26.3 \
- && pip install ".[gpu]" \
- && pip uninstall -y rlvr-pipeline
+# Dependencies first, so code edits do not invalidate the heavy layer: exactly the GPU lock, hashes checked.
+COPY requirements/gpu.lock requirements/gpu.lock
+RUN pip install pip==26.3 \
+ && pip install --no-deps --require-hashes -r requirements/gpu.lock
 
 COPY . .
 RUN pip install --no-deps -e . \
+ && pip check \
  && python -c "import rlvr_core, flows, tasks, vllm, torch; print('torch', torch.__version__, 'vllm', vllm.__version__)"
 
 # bubblewrap gives the code sandbox its pid/net/mount namespaces (without it the sandbox falls back to host mode).

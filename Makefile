@@ -8,9 +8,11 @@ HAS_GPU := $(shell command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/
 # CPU machines install exactly the versions CI tested: requirements/cpu.lock (hashes checked),
 # then the CPU build of torch, then this project without dependencies, then `pip check`.
 # The CPU torch wheel comes from pip's find-links when it is there (local disk on our
-# machines), else from PyTorch's CPU index. GPU machines take the CUDA build of torch
-# and the `gpu` extra (vLLM), resolved from pyproject.toml's ranges (no GPU lock yet).
+# machines), else from PyTorch's CPU index. GPU machines install requirements/gpu.lock the
+# same way (hashes checked): the same torch release built for CUDA 13.0 (driver R580 or newer,
+# docs/GPU.md) and vLLM's CUDA build, the other packages at the CPU lock's versions.
 LOCK := requirements/cpu.lock
+GPU_LOCK := requirements/gpu.lock
 PIP_VERSION := 26.3
 TORCH_PIN := requirements/torch-cpu.txt
 TORCH_VERSION := $(shell sed -n 's/^torch==\(.*\)+cpu$$/\1/p' $(TORCH_PIN))
@@ -32,7 +34,7 @@ export PREFECT_LOGGING_EXTRA_LOGGERS := rlvr_core
 export RAY_AUTH_MODE := disabled
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install lock demo test up down clean help
+.PHONY: install lock lock-gpu demo test up down clean help
 
 help:
 	@echo "make demo   - build the tiny model and offline data, run train-and-eval on CPU, print the report"
@@ -40,14 +42,20 @@ help:
 	@echo "make up     - local Prefect server + worker + prefect deploy --all"
 	@echo "make down   - stop what make up started"
 	@echo "make lock   - re-resolve requirements/cpu.lock from pyproject.toml (newest allowed versions), then run make test"
+	@echo "make lock-gpu - re-resolve requirements/gpu.lock (CUDA torch + vLLM) from pyproject.toml, keeping its pins"
 
-$(STAMP): pyproject.toml $(LOCK) $(TORCH_PIN)
+# Rebuilt when pyproject.toml or the lock this machine installs changes.
+INSTALLED_LOCKS := $(if $(HAS_GPU),$(GPU_LOCK),$(LOCK) $(TORCH_PIN))
+
+$(STAMP): pyproject.toml $(INSTALLED_LOCKS)
 	rm -rf $(VENV)
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q "pip==$(PIP_VERSION)"
 ifeq ($(HAS_GPU),1)
-	$(BIN)/python -m pip install -q torch
-	$(BIN)/python -m pip install -q -e ".[dev,gpu]"
+	$(BIN)/python -m pip install -q --no-deps --require-hashes -r $(GPU_LOCK)
+	$(BIN)/python -m pip install -q --no-deps -e .
+	$(BIN)/python -m pip check
+	cp $(GPU_LOCK) $(VENV)/installed-from.lock
 else
 	$(BIN)/python -m pip install -q --no-deps --require-hashes -r $(LOCK)
 	$(BIN)/python -m pip install -q --no-deps "torch==$(TORCH_VERSION)+cpu" $(TORCH_SOURCE)
@@ -83,6 +91,14 @@ lock:
 	  --python-platform x86_64-manylinux_2_28 --generate-hashes $(addprefix --no-emit-package ,$(NOT_LOCKED)) \
 	  --override $(TORCH_PIN) $(TORCH_SOURCE) --index-strategy unsafe-best-match \
 	  --custom-compile-command "make lock" -o $(LOCK)
+
+# The GPU lock: the `gpu` extra (vLLM's CUDA build and the CUDA torch it pins) for the same platform, with
+# hashes. uv keeps the pins already in the output file; its first resolve started from a copy of the CPU lock,
+# so the packages both share agree (tests/test_gpu_lock.py lists the few the CUDA stack pins otherwise).
+lock-gpu:
+	@test -x .rlvr/tools/bin/uv || ($(PY) -m venv .rlvr/tools && .rlvr/tools/bin/pip install -q "uv==$(UV_VERSION)")
+	.rlvr/tools/bin/uv pip compile pyproject.toml --extra dev --extra gpu --python-version 3.11 \
+	  --python-platform x86_64-manylinux_2_28 --generate-hashes --custom-compile-command "make lock-gpu" -o $(GPU_LOCK)
 
 clean:
 	rm -rf .rlvr

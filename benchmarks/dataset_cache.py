@@ -51,7 +51,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def synthetic_problems(n: int, seed: int = 0) -> list:
     """`n` distinct addition problems with arith-like fields (arith itself has only ~8k)."""
-    from rlvr_core.data.schema import Problem
+    from rlvr_core.problem import Problem
 
     rng = random.Random(seed)
     out = []

@@ -6,9 +6,18 @@ checkpoint (`evaluate` task runs of this flow run, `eval-<step>-<benchmark>`),
 so results arrive during training without needing the event trigger (which
 `make up` adds for other listeners). The
 base model's evaluation starts with training. Evaluations run in threads,
-at most one per spare device (`tasks/checkpoint_evals.py`), and never block
-the poll loop. If anything here fails or the run is cancelled, the training
+one per device the run's device plan gives them (`tasks/checkpoint_evals.py`),
+waiting for one rather than sharing a training GPU, and never block the
+poll loop. If anything here fails or the run is cancelled, the training
 process group is killed before the error propagates.
+
+Devices and paths, before any model loads: the device plan
+(`rlvr_core.devices`: which GPUs train, generate and evaluate) refuses a
+config the GPUs cannot run; run folders and a local store become absolute
+paths (overrides the training process gets too); on a Ray cluster of several
+nodes every node must see the same run folder (`rlvr_core.paths`). The plan
+is written to the run folder (`device_plan.json`), where the training
+process reads it.
 
 Tags (`config:`, `model:`, `dataset:`, `run:`) go on this flow run, not on
 its task runs: every task run with tags asks the server for tag concurrency
@@ -32,9 +41,10 @@ from flows.cache_datasets import cache_config_datasets
 from rlvr_core.timing import timed
 from rlvr_core.watch import BASE_LABEL, CheckpointWatcher
 from tasks.bad_input import fails_cleanly
-from tasks.checkpoint_evals import ConcurrentEvals, eval_cpu_threads, eval_slots, training_gpus
+from tasks.checkpoint_evals import ConcurrentEvals, eval_cpu_threads
 from tasks.evaluation import evaluate_model
-from tasks.gpus import discover_gpus
+from tasks.gpus import plan_devices
+from tasks.placement import check_shared_folders, flow_ray_connection
 from tasks.labels import config_run_name, experiment_tags, tag_current_flow_run
 from tasks.models import prepare_model
 from tasks.reports import publish_report
@@ -65,36 +75,45 @@ def train_and_eval(config: str = "tiny-arith", overrides: list[str] | None = Non
     overrides = [*(overrides or []), *([f"training.max_steps={max_steps}"] if max_steps is not None else [])]
     if benchmarks:
         overrides.append(f"evaluation.benchmarks={list(benchmarks)}")
+    from rlvr_core.paths import absolute_path_overrides
+
     cfg = load_config(config, overrides)  # a bad config stops here with the field named, before any work
+    if pinned := absolute_path_overrides(cfg):  # every process and node gets the same absolute paths
+        overrides = [*overrides, *pinned]
+        cfg = load_config(config, overrides)
     tag_current_flow_run(experiment_tags(config, cfg))  # the run only: see the module docstring
-    return _train_and_eval(config, overrides, cfg, evaluate_base, poll_seconds)
+    with flow_ray_connection():
+        return _train_and_eval(config, overrides, cfg, evaluate_base, poll_seconds)
 
 
 def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: bool,
                     poll_seconds: float) -> dict[str, Any]:
+    from rlvr_core.devices import DevicePlan, DeviceQueue
+
     seconds: dict[str, float] = {}
     with timed(seconds, "setup"):
-        gpus = discover_gpus()  # logs and publishes which GPUs are usable, and which are excluded and why
+        plan = DevicePlan.from_dict(plan_devices(cfg))  # refuses what the GPUs cannot run; logged, an artifact
+        check_shared_folders(cfg)  # several Ray nodes: each must see the run folder and a local store
         cache_config_datasets(cfg)
     with timed(seconds, "model"):
         base_model = prepare_model(cfg.model.name_or_path, cfg.storage.root, cfg.storage.endpoint_url)
     run_dir = create_run(config, overrides)
+    plan.save(run_dir)  # the training process obeys it
     run_name = Path(run_dir).name
     tag_current_flow_run([f"run:{run_name}"])
 
     watcher = CheckpointWatcher(run_dir)
     sync = RunSync(run_dir, cfg.storage) if cfg.storage.sync_runs else None
-    threads = eval_cpu_threads(cfg, len(gpus["usable"]))  # on CPU: the cores training leaves
-    slots = eval_slots(len(gpus["usable"]), training_gpus(cfg))
+    threads = eval_cpu_threads(cfg, len(plan.all_devices))  # on CPU: the cores training leaves
     ev = cfg.evaluation
 
-    def evaluate(label: str, model: str) -> dict[str, Any]:
+    def evaluate(label: str, model: str, device: dict[str, Any] | None) -> dict[str, Any]:
         return evaluate_model(model, ev.benchmarks, label=label, run_name=run_name, evals_root=f"{run_dir}/evals",
-                              limit=ev.limit, backend=ev.backend, batch_size=ev.batch_size,
+                              limit=ev.limit, backend=ev.backend, batch_size=ev.batch_size, device=device,
                               pass_threshold=ev.pass_threshold, store_root=cfg.storage.root,
                               store_endpoint_url=cfg.storage.endpoint_url, cpu_threads=threads)
 
-    with ConcurrentEvals(evaluate, slots) as evals:
+    with ConcurrentEvals(evaluate, DeviceQueue(plan)) as evals:
         if evaluate_base:  # beside training, not after it
             evals.submit(BASE_LABEL, base_model)
         with timed(seconds, "training"), training_in_background(config, overrides, run_dir, run_name) as training:
@@ -105,6 +124,7 @@ def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: 
                     evals.submit(Path(checkpoint).name, checkpoint)
                     if sync:
                         sync.start()
+            evals.training_ended()  # its devices go to the evaluations still waiting
             training.result()
         with timed(seconds, "evals after training"):
             for checkpoint in watcher.new_checkpoints():  # the final checkpoint, published as training ended

@@ -2,12 +2,28 @@
 
 A checkpoint is `<checkpoints_dir>/step-000050/`: a Hugging Face folder
 (loads with `from_pretrained` as is), an optional `training_state/state.pt`
-(optimizer, scheduler, RNG, data position: whatever the trainer needs to
-resume) and `checkpoint.json`, the manifest naming every file with its
-sha256. Everything is written in a hidden temp folder next to the target,
-the manifest last, and the folder is then renamed into place: the rename is
-the commit. A crash at any point leaves either the complete checkpoint or
-only a hidden temp folder, which listing ignores and a later publish removes.
+(optimizer, scheduler, RNG, data position, and the fp32 master weights when
+the folder's weights are bf16: whatever the trainer needs to resume exactly)
+and `checkpoint.json`, the manifest naming every file with its sha256: the
+model's files under `files` (their hash is the checkpoint's `content_hash`,
+its identity for evaluations) and the training state's under `state_files`.
+Everything is written in a hidden temp folder next to the target, the
+manifest last, and the folder is then renamed into place: the rename is the
+commit. A crash at any point leaves either the complete checkpoint or only a
+hidden temp folder, which listing ignores and a later publish removes.
+
+Size: at Qwen3-1.7B fp32 weights plus AdamW were ~20 GB a checkpoint, ~100
+GB at `keep_last: 5`. So the weights are written in the dtype the rollout
+and evaluation engines load (`weights_dtype`, bf16 for the GPU configs), and
+with `keep_optimizer="latest"` only the newest checkpoint keeps its training
+state: publishing one strips the state of the others (manifest rewritten
+first, then the files removed; their `content_hash` does not change). Sizes
+per config: `python -m rlvr_core.devices.memory CONFIG`.
+
+Off the training thread: `write_checkpoint` writes the files into the temp
+folder (the weights must be read while they hold still); `commit` hashes,
+fsyncs, writes the manifest, renames and prunes, which a
+`BackgroundPublisher` runs in a thread while training goes on.
 
 Scope: local folders on the trainer host (rename is atomic only within one
 filesystem); copying a finished checkpoint to a store is the caller's
@@ -20,22 +36,27 @@ import hashlib
 import json
 import os
 import shutil
+import threading
 import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from rlvr_core.filehash import hash_files, sha256_file
 
 if TYPE_CHECKING:
+    import torch
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 MANIFEST = "checkpoint.json"
 TRAINING_STATE = "training_state/state.pt"
+STATE_DIR = "training_state"
 SHARD_INDEX = "model.safetensors.index.json"
 _TMP_PREFIX = ".tmp-"
-_FORMAT_VERSION = 1
+_FORMAT_VERSION = 2   # 1: the training state's files were listed (and hashed into content_hash) with the model's
+KeepOptimizer = Literal["all", "latest"]
 
 
 class CheckpointError(RuntimeError):
@@ -59,20 +80,64 @@ def checkpoint_name(step: int) -> str:
     return f"step-{step:06d}"
 
 
-def publish_checkpoint(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", checkpoints_dir: Path | str,
-                       *, step: int, trainer_version: int, config_hash: str,
-                       training_state: dict[str, Any] | None = None, keep_last: int | None = None,
-                       max_shard_size: str | int = "5GB") -> CheckpointInfo:
-    """Write the checkpoint for `step` atomically and return its info; then prune to `keep_last` if given.
+@dataclass(frozen=True)
+class PendingCheckpoint:
+    """Files written into a hidden temp folder, not yet committed (`commit` makes them a checkpoint)."""
 
-    Raises CheckpointError if a checkpoint for `step` already exists (resume
-    from it instead of overwriting it) and ValueError on bad arguments. If
-    anything fails, the temp folder is removed and earlier checkpoints are untouched.
+    tmp: Path
+    final: Path
+    step: int
+    trainer_version: int
+    config_hash: str
+    keep_last: int | None
+    keep_optimizer: KeepOptimizer
+
+    def commit(self) -> CheckpointInfo:
+        """Hash, fsync, write the manifest, rename into place; then prune (`keep_last`) and strip older training
+        state (`keep_optimizer="latest"`). On failure the temp folder is removed and earlier checkpoints stay."""
+        try:
+            files = hash_files(self.tmp)
+            state = {rel: sha for rel, sha in files.items() if rel.startswith(f"{STATE_DIR}/")}
+            model = {rel: sha for rel, sha in files.items() if rel not in state}
+            manifest = {"format": _FORMAT_VERSION, "step": self.step, "trainer_version": self.trainer_version,
+                        "config_hash": self.config_hash, "created_at": datetime.now(timezone.utc).isoformat(),
+                        "content_hash": _content_hash(model), "files": model, "state_files": state}
+            _fsync_files(self.tmp, files)
+            _write_atomic(self.tmp / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True).encode())
+            _fsync_dir(self.tmp)
+            os.rename(self.tmp, self.final)  # the commit point
+            _fsync_dir(self.final.parent)
+        except BaseException:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            raise
+        info = read_checkpoint(self.final)
+        if self.keep_last is not None:
+            prune_checkpoints(self.final.parent, self.keep_last)
+        if self.keep_optimizer == "latest":
+            for older in list_checkpoints(self.final.parent)[:-1]:
+                strip_training_state(older.path)
+        return info
+
+    def abandon(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def write_checkpoint(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", checkpoints_dir: Path | str,
+                     *, step: int, trainer_version: int, config_hash: str,
+                     training_state: dict[str, Any] | None = None, keep_last: int | None = None,
+                     keep_optimizer: KeepOptimizer = "all", weights_dtype: "torch.dtype | None" = None,
+                     max_shard_size: str | int = "5GB") -> PendingCheckpoint:
+    """Write the checkpoint for `step` into a temp folder (weights in `weights_dtype`, default the model's).
+
+    Raises CheckpointError if a checkpoint for `step` already exists (resume from it instead of overwriting
+    it) and ValueError on bad arguments; on failure nothing is left behind.
     """
     if step < 0:
         raise ValueError(f"publish_checkpoint(step={step}) must be >= 0")
     if keep_last is not None and keep_last < 1:
         raise ValueError(f"publish_checkpoint(keep_last={keep_last}) must be >= 1 or None (keep all)")
+    if keep_optimizer not in ("all", "latest"):
+        raise ValueError(f"publish_checkpoint(keep_optimizer={keep_optimizer!r}) must be 'all' or 'latest'")
     root = Path(checkpoints_dir)
     root.mkdir(parents=True, exist_ok=True)
     _remove_abandoned_temp_dirs(root)
@@ -83,7 +148,7 @@ def publish_checkpoint(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizer
     tmp = root / f"{_TMP_PREFIX}{final.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     try:
         tmp.mkdir()
-        model.save_pretrained(tmp, safe_serialization=True, max_shard_size=max_shard_size)
+        _save_weights(model, tmp, weights_dtype, max_shard_size)
         tokenizer.save_pretrained(tmp)
         _verify_shard_index(tmp)
         if training_state is not None:
@@ -91,22 +156,87 @@ def publish_checkpoint(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizer
 
             (tmp / TRAINING_STATE).parent.mkdir()
             torch.save(training_state, tmp / TRAINING_STATE)
-        files = hash_files(tmp)
-        manifest = {"format": _FORMAT_VERSION, "step": step, "trainer_version": trainer_version,
-                    "config_hash": config_hash, "created_at": datetime.now(timezone.utc).isoformat(),
-                    "content_hash": _content_hash(files), "files": files}
-        _fsync_files(tmp, files)
-        _write_atomic(tmp / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True).encode())
-        _fsync_dir(tmp)
-        os.rename(tmp, final)  # the commit point
-        _fsync_dir(root)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    info = read_checkpoint(final)
-    if keep_last is not None:
-        prune_checkpoints(root, keep_last)
-    return info
+    return PendingCheckpoint(tmp=tmp, final=final, step=step, trainer_version=trainer_version,
+                             config_hash=config_hash, keep_last=keep_last, keep_optimizer=keep_optimizer)
+
+
+def publish_checkpoint(model: "PreTrainedModel", tokenizer: "PreTrainedTokenizerBase", checkpoints_dir: Path | str,
+                       **options: Any) -> CheckpointInfo:
+    """Write and commit the checkpoint for `step` atomically and return its info (`write_checkpoint`'s options);
+    then prune to `keep_last` and strip older training state as `keep_optimizer` says."""
+    return write_checkpoint(model, tokenizer, checkpoints_dir, **options).commit()
+
+
+def _save_weights(model: "PreTrainedModel", folder: Path, dtype: "torch.dtype | None",
+                  max_shard_size: str | int) -> None:
+    """`save_pretrained` in `dtype` (tied tensors saved once, as transformers does), config.json saying so."""
+    if dtype is None or all(p.dtype == dtype for p in model.state_dict().values()):
+        model.save_pretrained(folder, safe_serialization=True, max_shard_size=max_shard_size)
+        return
+    state = {k: (v.detach().to("cpu", dtype) if v.is_floating_point() else v) for k, v in model.state_dict().items()}
+    model.save_pretrained(folder, state_dict=state, safe_serialization=True, max_shard_size=max_shard_size)
+    config_path = folder / "config.json"
+    config = json.loads(config_path.read_text())
+    name = str(dtype).removeprefix("torch.")
+    for key in ("dtype", "torch_dtype"):
+        if key in config:
+            config[key] = name
+    config.setdefault("dtype", name)
+    config_path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
+
+
+def strip_training_state(path: Path | str) -> bool:
+    """Drop a checkpoint's training state (it can no longer be resumed from; its weights stay, with the same
+    `content_hash`); True when there was one. The manifest is rewritten first, so a crash leaves at worst
+    files no manifest names."""
+    path = Path(path)
+    manifest = _read_manifest(path)
+    state = manifest.get("state_files") or {rel: sha for rel, sha in manifest["files"].items()
+                                            if rel.startswith(f"{STATE_DIR}/")}
+    if not state:
+        return False
+    manifest["files"] = {rel: sha for rel, sha in manifest["files"].items() if rel not in state}
+    manifest["state_files"] = {}
+    manifest["training_state_removed"] = datetime.now(timezone.utc).isoformat()
+    _write_atomic(path / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True).encode())
+    trash = path / f"{_TMP_PREFIX}{STATE_DIR}-{uuid.uuid4().hex[:8]}"
+    if (path / STATE_DIR).is_dir():
+        os.rename(path / STATE_DIR, trash)
+        shutil.rmtree(trash, ignore_errors=True)
+    return True
+
+
+class BackgroundPublisher:
+    """Commits written checkpoints in one background thread, in order, while training goes on.
+
+    `submit(pending)` queues a commit; `finished(wait=False)` returns the infos committed since the last call
+    (with `wait`, after every queued commit is done) and raises the first failure. Used by the trainer actor,
+    so its training thread pays for the write only, not for hashing and fsync.
+    """
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="checkpoint-commit")
+        self._futures: list[Future[CheckpointInfo]] = []
+        self._lock = threading.Lock()
+
+    def submit(self, pending: PendingCheckpoint) -> None:
+        with self._lock:
+            self._futures.append(self._pool.submit(pending.commit))
+
+    def finished(self, wait: bool = False) -> list[CheckpointInfo]:
+        with self._lock:
+            futures = list(self._futures)
+        done = []
+        for future in futures:
+            if not wait and not future.done():
+                break
+            done.append(future.result())  # a failed commit raises here, in the caller
+            with self._lock:
+                self._futures.remove(future)
+        return done
 
 
 def list_checkpoints(checkpoints_dir: Path | str) -> list[CheckpointInfo]:
@@ -124,6 +254,15 @@ def latest_checkpoint(checkpoints_dir: Path | str) -> CheckpointInfo | None:
     return found[-1] if found else None
 
 
+def latest_resumable_checkpoint(checkpoints_dir: Path | str) -> CheckpointInfo | None:
+    """The newest checkpoint that still holds its training state (`keep_optimizer="latest"` strips the others)."""
+    for info in reversed(list_checkpoints(checkpoints_dir)):
+        manifest = _read_manifest(Path(info.path))
+        if TRAINING_STATE in {**manifest["files"], **manifest.get("state_files", {})}:
+            return info
+    return None
+
+
 def read_checkpoint(path: Path | str) -> CheckpointInfo:
     """The info in `path`'s manifest; CheckpointError if the folder is not a complete checkpoint."""
     manifest = _read_manifest(Path(path))
@@ -135,7 +274,7 @@ def verify_checkpoint(path: Path | str) -> CheckpointInfo:
     """Re-hash every file named in the manifest; CheckpointError naming the first missing or changed file."""
     path = Path(path)
     manifest = _read_manifest(path)
-    for rel, expected in sorted(manifest["files"].items()):
+    for rel, expected in sorted({**manifest["files"], **manifest.get("state_files", {})}.items()):
         if not (path / rel).is_file():
             raise CheckpointError(f"checkpoint {path} is missing {rel}, which its manifest lists")
         if sha256_file(path / rel) != expected:
@@ -154,9 +293,10 @@ def load_training_state(path: Path | str) -> dict[str, Any] | None:
 
     path = Path(path)
     manifest = _read_manifest(path)
-    if TRAINING_STATE not in manifest["files"]:
+    expected = {**manifest["files"], **manifest.get("state_files", {})}.get(TRAINING_STATE)
+    if expected is None:
         return None
-    if sha256_file(path / TRAINING_STATE) != manifest["files"][TRAINING_STATE]:
+    if sha256_file(path / TRAINING_STATE) != expected:
         raise CheckpointError(f"{path / TRAINING_STATE} does not match its manifest hash; refusing to load it")
     return torch.load(path / TRAINING_STATE, map_location="cpu", weights_only=False)
 

@@ -1,4 +1,4 @@
-"""Evaluations beside training: submitted as checkpoints arrive, at most one per free device at a time.
+"""Evaluations beside training: submitted as checkpoints arrive, one per device the run's device plan gives them.
 
 Why: called in the flow's poll loop, one checkpoint's evaluation blocked the
 loop (the next checkpoint, the run sync and the end of training all waited
@@ -19,11 +19,14 @@ Priority: evaluation threads run at nice 10 (`background_thread`), so on a
 CPU node they take the cycles training leaves and do not slow it down; the
 CPU they need beside a GPU run is there either way.
 
-Slots: one per GPU this node can spare for evaluations (the usable GPUs
-less the training run's own), one without GPUs. With a Ray cluster
-(`RLVR_RAY_ADDRESS`) one: each evaluation already spreads its benchmarks
-over the cluster's GPUs, and concurrent `RayTaskRunner`s in one process
-would share one Ray connection that the first to finish shuts down.
+Devices: each evaluation (all its benchmarks, one after another) takes one
+device from the run's `DeviceQueue` (`rlvr_core.devices`): while training
+runs only the GPUs the plan leaves to evaluations, then every GPU; on a
+machine without GPUs one CPU slot. An evaluation that has to wait says so in
+the flow log ("waiting for a device") and starts when one frees, so none
+ever shares a training GPU and every checkpoint is evaluated eventually.
+With a Ray cluster the flow holds one Ray connection for the whole run
+(`tasks.placement.flow_ray_connection`), so concurrent evaluations share it.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from typing import Any
 
 from prefect.logging import get_run_logger
 
-from tasks.placement import ray_address
+from rlvr_core.devices import DeviceQueue
 
 
 BACKGROUND_NICE = 10
@@ -54,13 +57,6 @@ def background_thread() -> None:
     tid = threading.get_native_id()
     with contextlib.suppress(OSError):
         os.setpriority(os.PRIO_PROCESS, tid, max(BACKGROUND_NICE, os.getpriority(os.PRIO_PROCESS, tid)))
-
-
-def eval_slots(usable_gpus: int, training_gpus: int) -> int:
-    """How many evaluations may run at once on this node (see the module docstring)."""
-    if ray_address() or usable_gpus == 0:
-        return 1
-    return max(1, usable_gpus - training_gpus)
 
 
 def eval_cpu_threads(cfg: Any, usable_gpus: int) -> int | None:
@@ -77,33 +73,38 @@ def eval_cpu_threads(cfg: Any, usable_gpus: int) -> int | None:
     return max(1, (os.cpu_count() or 1) - actors * (t.torch_threads or 1))
 
 
-def training_gpus(cfg: Any) -> int:
-    """GPUs a training run of `cfg` holds on this node: the trainer, plus each rollout worker unless colocated."""
-    t = cfg.training
-    if t.device == "cpu":
-        return 0
-    return 1 if t.colocated else 1 + t.rollout_workers
-
-
 class ConcurrentEvals:
-    """`submit(label, ...)` calls `evaluate(label, ...)` in a thread; `wait()` gives the results and failed labels."""
+    """`submit(label, ...)` calls `evaluate(label, ..., device=...)` in a thread once `devices` gives it a device
+    (a dict {"gpu", "node_id"}: the GPU's number, the Ray node's id; gpu None on the CPU); `training_ended()`
+    hands training's devices over; `wait()` gives the results and failed labels."""
 
-    def __init__(self, evaluate: Callable[..., Any], slots: int) -> None:
+    def __init__(self, evaluate: Callable[..., Any], devices: DeviceQueue) -> None:
         self.evaluate = evaluate
-        self.pool = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="eval", initializer=background_thread)
+        self.devices = devices
+        self.pool = ThreadPoolExecutor(max_workers=max(1, devices.capacity), thread_name_prefix="eval",
+                                       initializer=background_thread)
         self.futures: dict[str, Future[Any]] = {}
-        self.seconds: dict[str, float] = {}     # label -> wall time of that evaluation
+        self.seconds: dict[str, float] = {}     # label -> wall time of that evaluation, waiting excluded
 
     def submit(self, label: str, *args: Any, **kwargs: Any) -> None:
         context = contextvars.copy_context()  # the flow run's context: its task runs are this run's
-        self.futures[label] = self.pool.submit(context.run, self._timed, label, *args, **kwargs)
+        self.futures[label] = self.pool.submit(context.run, self._on_device, label, *args, **kwargs)
 
-    def _timed(self, label: str, *args: Any, **kwargs: Any) -> Any:
-        started = time.perf_counter()
-        try:
-            return self.evaluate(label, *args, **kwargs)
-        finally:
-            self.seconds[label] = time.perf_counter() - started
+    def training_ended(self) -> None:
+        self.devices.training_ended()
+
+    def _on_device(self, label: str, *args: Any, **kwargs: Any) -> Any:
+        def waiting(reason: str) -> None:
+            get_run_logger().info("%s is waiting for a device: %s (queued: %s)", label, reason,
+                                  ", ".join(self.devices.waiting()))
+
+        with self.devices.device(label, on_wait=waiting) as device:
+            started = time.perf_counter()
+            where = None if device is None else {"gpu": device.gpu, "node_id": self.devices.plan.node_id(device)}
+            try:
+                return self.evaluate(label, *args, device=where, **kwargs)
+            finally:
+                self.seconds[label] = time.perf_counter() - started
 
     def wait(self) -> tuple[dict[str, Any], list[str]]:
         """Block until every submitted evaluation ends: ({label: result} of the completed, [failed labels])."""
@@ -120,5 +121,8 @@ class ConcurrentEvals:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        # On an error the queued evaluations are dropped; the running ones finish (a thread cannot be killed).
+        # On an error the queued evaluations are dropped (those waiting for a device too); the running ones
+        # finish (a thread cannot be killed).
+        if exc[0] is not None:
+            self.devices.close()
         self.pool.shutdown(wait=True, cancel_futures=exc[0] is not None)

@@ -33,7 +33,7 @@ from prefect.utilities.hashing import hash_objects
 
 from rlvr_core.watch import claim, eval_dir, wait_for_result
 from tasks.artifacts import artifact_key, publish_results_table
-from tasks.placement import ray_address, run_placed
+from tasks.placement import ray_address, run_on_device, run_placed
 from tasks.retry import retry_transient
 
 CLAIM_WAIT_S = 6 * 3600
@@ -41,6 +41,10 @@ CLAIM_WAIT_S = 6 * 3600
 
 class DuplicateEvaluationLost(RuntimeError):
     """Another process held the claim but finished without a summary (it failed); retry to take over."""
+
+
+class NoFreeGpuError(RuntimeError):
+    """This node has GPUs but none is free; evaluating on the CPU or on a busy GPU would be wrong or fail."""
 
 
 def eval_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
@@ -95,16 +99,21 @@ def evaluate_benchmark(model: str, benchmark: str, output_dir: str, label: str, 
 
 def evaluate_model(model: str, benchmarks: list[str], *, label: str, run_name: str, evals_root: str | None = None,
                    gpus_per_eval: float = 1, on_result: Callable[[int], None] | None = None,
-                   **settings: Any) -> dict[str, dict[str, Any]]:
+                   device: dict[str, Any] | None = None, **settings: Any) -> dict[str, dict[str, Any]]:
     """{benchmark: summary} of `model`, one `evaluate` task run per benchmark, each placed on its own GPU
-    (`run_placed`); publishes the `<run>-<label>-results` table.
+    (`run_placed`), or with `device` ({"gpu", "node_id"}: one device of a run's device plan) one after
+    another on that device (`run_on_device`); publishes the `<run>-<label>-results` table.
 
     `settings` are `evaluate_benchmark`'s own (limit, backend, batch_size, pass_threshold, store_root,
     store_endpoint_url, cpu_threads). `on_result(n_done)` follows the benchmarks as they finish.
     """
     calls = [dict(model=model, benchmark=bench, output_dir=str(eval_dir(model, bench, evals_root)), label=label,
                   **settings) for bench in benchmarks]
-    summaries = run_placed(evaluate_benchmark, calls, num_gpus=gpus_per_eval, num_cpus=1, on_result=on_result)
+    if device is not None:
+        summaries = run_on_device(evaluate_benchmark, calls, gpu=device.get("gpu"), node_id=device.get("node_id"),
+                                  on_result=on_result)
+    else:
+        summaries = run_placed(evaluate_benchmark, calls, num_gpus=gpus_per_eval, num_cpus=1, on_result=on_result)
     results = dict(zip(benchmarks, summaries))
     publish_results_table(artifact_key(run_name, label, "results"), {label: results}, f"Results of {label} ({model})")
     return results
@@ -112,15 +121,31 @@ def evaluate_model(model: str, benchmarks: list[str], *, label: str, run_name: s
 
 @contextlib.contextmanager
 def _device(requested: str) -> Iterator[str]:
-    """Under Ray the task already owns its GPU (Ray set CUDA_VISIBLE_DEVICES); otherwise hold a free local one."""
+    """A GPU named by the run's device plan (`cuda:N`, no Ray) is held for the evaluation, waiting while another
+    process holds it; under Ray the task already owns its GPU (Ray set CUDA_VISIBLE_DEVICES); otherwise hold
+    a free local one, and refuse (NoFreeGpuError) when the node has GPUs but none is free."""
+    from rlvr_core.placement import hold_gpu, local_gpu_slot, split_usable
+
+    if requested.startswith("cuda:") and not ray_address():
+        os.environ.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")  # the plan's indices are NVML's (PCI bus order)
+        with hold_gpu(int(requested.removeprefix("cuda:")), on_wait=get_run_logger().info):
+            yield requested
+        return
     if requested != "auto" or ray_address() or "CUDA_VISIBLE_DEVICES" in os.environ:
         yield requested
         return
     from rlvr_core.gpus import discover_gpus
-    from rlvr_core.placement import local_gpu_slot, split_usable
 
-    usable, excluded = split_usable(discover_gpus())
+    gpus = discover_gpus()
+    usable, excluded = split_usable(gpus)
     for item in excluded:
         get_run_logger().warning("GPU %d excluded from placement: %s", item.index, item.reason)
+    if gpus and not usable:
+        reasons = "; ".join(e.reason for e in excluded)
+        raise NoFreeGpuError(f"this node has {len(gpus)} GPU(s) and none is free ({reasons}); an evaluation here "
+                             f"would share a training GPU. Fix: run it when training ends, on another node, or "
+                             f"through a Ray cluster (RLVR_RAY_ADDRESS)")
     with local_gpu_slot(usable) as index:
+        if index is not None:
+            os.environ.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
         yield requested if index is None else f"cuda:{index}"

@@ -1,4 +1,4 @@
-"""GPU discovery as a Prefect task: which GPUs evaluations may use, and which are excluded and why."""
+"""GPUs as Prefect tasks: which GPUs evaluations may use (and which are excluded and why), and a run's device plan."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import socket
 from typing import Any
 
 from prefect import task
-from prefect.artifacts import create_table_artifact
+from prefect.cache_policies import NO_CACHE
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.logging import get_run_logger
 
 from tasks.artifacts import artifact_key
@@ -31,3 +32,23 @@ def discover_gpus() -> dict[str, Any]:
     else:
         logger.info("%s: no GPUs visible (no NVIDIA driver); evaluations run on CPU", host)
     return {"host": host, "usable": usable, "excluded": [{"index": e.index, "reason": e.reason} for e in excluded]}
+
+
+@task(name="plan-devices", retries=0, cache_policy=NO_CACHE)
+def plan_devices(config: Any) -> dict[str, Any]:
+    """The run's device plan (`rlvr_core.devices`) from this node's GPUs, or the Ray cluster's when
+    RLVR_RAY_ADDRESS is set (the flow holds the connection, `tasks.placement.flow_ray_connection`); logged and
+    published as an artifact. A config the devices cannot run fails here, before any model loads."""
+    from rlvr_core.devices import plan_devices as make_plan
+    from rlvr_core.devices import render_plan, topology
+    from tasks.placement import ray_address
+
+    found = topology.discover(ray_address())
+    plan = make_plan(config, found)  # DevicePlanError: the flow run fails with the message and its fix
+    text = render_plan(plan)
+    get_run_logger().info("%s", text)
+    from prefect.runtime import flow_run
+
+    create_markdown_artifact(f"```\n{text}\n```", key=artifact_key(flow_run.name or "run", "device-plan"),
+                             description="Which GPUs train, generate and evaluate in this run")
+    return plan.to_dict()

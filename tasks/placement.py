@@ -10,14 +10,21 @@ tasks onto the submitting node while it has room, so evaluations submitted
 one after another would all run on the head node. Without it the calls run here, one after another, and the
 evaluation task picks a free local GPU itself (`rlvr_core.placement`).
 
+`run_on_device` runs calls one after another on one device of a run's device plan (`rlvr_core.devices`):
+without Ray as `device="cuda:N"` (the evaluation takes that GPU's lock and a process that sees only it), with
+Ray pinned to the device's node, asking for one GPU. `flow_ray_connection` holds one Ray connection for a
+whole flow run, so concurrent evaluations share it (a `RayTaskRunner` entered inside it neither starts nor
+shuts down Ray).
+
 prefect_ray (and so ray) is imported only when a cluster is configured.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +66,59 @@ def run_placed(task: Task[..., Any], calls: Sequence[dict[str, Any]], *, num_gpu
             if on_result:
                 on_result(len(results))
     return results
+
+
+def run_on_device(task: Task[..., Any], calls: Sequence[dict[str, Any]], *, gpu: int | None,
+                  node_id: str | None, num_cpus: float = 1,
+                  on_result: Callable[[int], None] | None = None) -> list[Any]:
+    """Run `task` once per parameter dict, one after another, on one device of the run's plan: GPU `gpu` of this
+    node (None: the CPU) without Ray, or one GPU of node `node_id` through the Ray cluster; results in order."""
+    address = ray_address()
+    results: list[Any] = []
+    if not address:
+        device = {"device": f"cuda:{gpu}"} if gpu is not None else {}
+        for call in calls:
+            results.append(task(**{**call, **device}))
+            if on_result:
+                on_result(len(results))
+        return results
+    from prefect_ray import RayTaskRunner
+    from prefect_ray.context import remote_options
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    placement: dict[str, Any] = {"num_gpus": 1 if gpu is not None else 0, "num_cpus": num_cpus}
+    if node_id is not None:
+        placement["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node_id=node_id, soft=False)
+    with RayTaskRunner(address=address, init_kwargs={"runtime_env": {"env_vars": _prefect_client_env()}}) as runner:
+        _check_cluster(address, placement["num_gpus"])
+        _ship_calling_flow_by_value()
+        for call in calls:
+            with remote_options(**placement):
+                future = runner.submit(task, dict(call))
+            results.append(future.result())
+            if on_result:
+                on_result(len(results))
+    return results
+
+
+@contextlib.contextmanager
+def flow_ray_connection() -> Iterator[None]:
+    """With RLVR_RAY_ADDRESS set: this process's one Ray connection for the block (its Ray tasks report to this
+    flow run's Prefect API), shut down after it; otherwise nothing."""
+    address = ray_address()
+    if not address:
+        yield
+        return
+    import ray
+
+    if ray.is_initialized():  # a caller's own connection: used as is, left open
+        yield
+        return
+    ray.init(address=address, log_to_driver=False, runtime_env={"env_vars": _prefect_client_env()})
+    try:
+        yield
+    finally:
+        ray.shutdown()
 
 
 def _check_cluster(address: str, num_gpus: float) -> None:
@@ -147,6 +207,20 @@ def _prefect_client_env() -> dict[str, str]:
     if settings.api.auth_string is not None:
         env["PREFECT_API_AUTH_STRING"] = settings.api.auth_string.get_secret_value()
     return {name: value for name, value in env.items() if value}
+
+
+@task(name="check-shared-folders", retries=0, cache_policy=NO_CACHE)
+def check_shared_folders(config: Any) -> None:
+    """With a Ray cluster of several nodes (RLVR_RAY_ADDRESS): every node sees `run.runs_dir` and a local
+    `storage.root` as this node does, or this fails with the fix (`rlvr_core.paths.check_nodes_share`)."""
+    if not ray_address():
+        return
+    from rlvr_core.config.fields import scheme_of
+    from rlvr_core.paths import check_nodes_share
+
+    check_nodes_share(config.run.runs_dir, "run.runs_dir")
+    if scheme_of(config.storage.root) is None:
+        check_nodes_share(config.storage.root, "storage.root")
 
 
 @task(name="placement-probe", cache_policy=NO_CACHE)

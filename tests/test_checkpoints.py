@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from rlvr_core.checkpoints import (MANIFEST, CheckpointError, _verify_shard_index, list_checkpoints,
-                                   load_training_state, publish_checkpoint, read_checkpoint, verify_checkpoint)
+from rlvr_core.checkpoints import (MANIFEST, BackgroundPublisher, CheckpointError, _verify_shard_index,
+                                   latest_resumable_checkpoint, list_checkpoints, load_training_state,
+                                   publish_checkpoint, read_checkpoint, verify_checkpoint, write_checkpoint)
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +48,9 @@ def test_manifest_names_every_file_with_its_hash(model_and_tokenizer, tmp_path):
     info = publish(model_and_tokenizer, tmp_path, 1, training_state={"step": 1})
     manifest = json.loads((Path(info.path) / MANIFEST).read_text())
     on_disk = {p.relative_to(info.path).as_posix() for p in Path(info.path).rglob("*") if p.is_file()}
-    assert set(manifest["files"]) == on_disk - {MANIFEST}
-    assert {"config.json", "model.safetensors", "tokenizer.json", "training_state/state.pt"} <= set(manifest["files"])
+    assert set(manifest["files"]) | set(manifest["state_files"]) == on_disk - {MANIFEST}
+    assert {"config.json", "model.safetensors", "tokenizer.json"} <= set(manifest["files"])
+    assert set(manifest["state_files"]) == {"training_state/state.pt"}  # not part of the model's content hash
     assert verify_checkpoint(info.path) == info
     # Same weights, same content hash (created_at differs, the hash does not).
     again = publish(model_and_tokenizer, tmp_path, 2, training_state={"step": 1})
@@ -172,3 +174,45 @@ def test_sharded_checkpoint_index_names_present_files_and_loads(model_and_tokeni
     (folder / shards[0]).unlink()
     with pytest.raises(CheckpointError, match=f"names shards \\['{shards[0]}'\\] that are missing"):
         _verify_shard_index(folder)
+
+
+def test_weights_are_written_in_the_engines_dtype_and_load_as_such(model_and_tokenizer, tmp_path):
+    from safetensors import safe_open
+    from transformers import AutoModelForCausalLM
+
+    info = publish(model_and_tokenizer, tmp_path, 1, weights_dtype=torch.bfloat16)
+    with safe_open(str(Path(info.path) / "model.safetensors"), framework="pt") as handle:
+        assert {handle.get_tensor(k).dtype for k in handle.keys()} == {torch.bfloat16}
+    assert json.loads((Path(info.path) / "config.json").read_text())["dtype"] == "bfloat16"
+    loaded = AutoModelForCausalLM.from_pretrained(info.path, dtype=torch.float32)
+    for name, tensor in model_and_tokenizer[0].state_dict().items():
+        assert torch.equal(loaded.state_dict()[name], tensor.to(torch.bfloat16).float()), name
+    fp32 = publish(model_and_tokenizer, tmp_path, 2)
+    assert (Path(info.path) / "model.safetensors").stat().st_size < 0.6 * (Path(fp32.path) / "model.safetensors").stat().st_size
+
+
+def test_keep_optimizer_latest_leaves_training_state_in_the_newest_checkpoint_only(model_and_tokenizer, tmp_path):
+    infos = [publish(model_and_tokenizer, tmp_path, step, training_state={"step": step}, keep_optimizer="latest")
+             for step in (1, 2, 3)]
+    assert [load_training_state(i.path) for i in infos] == [None, None, {"step": 3}]
+    assert not (Path(infos[0].path) / "training_state").exists()
+    assert [verify_checkpoint(i.path) for i in infos] == infos  # same content hashes after the strip
+    assert latest_resumable_checkpoint(tmp_path) == infos[-1]
+
+
+def test_keep_optimizer_all_keeps_every_training_state(model_and_tokenizer, tmp_path):
+    for step in (1, 2):
+        publish(model_and_tokenizer, tmp_path, step, training_state={"step": step})
+    assert [load_training_state(i.path) for i in list_checkpoints(tmp_path)] == [{"step": 1}, {"step": 2}]
+
+
+def test_a_checkpoint_is_invisible_until_its_background_commit_is_done(model_and_tokenizer, tmp_path):
+    model, tokenizer = model_and_tokenizer
+    pending = write_checkpoint(model, tokenizer, tmp_path, step=4, trainer_version=4, config_hash="cfg",
+                               training_state={"step": 4})
+    assert list_checkpoints(tmp_path) == [] and pending.tmp.is_dir()
+    publisher = BackgroundPublisher()
+    publisher.submit(pending)
+    (info,) = publisher.finished(wait=True)
+    assert list_checkpoints(tmp_path) == [info] and info.step == 4 and not pending.tmp.exists()
+    assert publisher.finished(wait=True) == []

@@ -18,8 +18,9 @@ if not (Path(sys.prefix) / "installed-from.lock").exists():
 
 pytestmark = pytest.mark.slow
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "gpu_checklist.py"
-CHECKS = ["device", "trainer memory estimate", "vLLM engine start", "vLLM generation", "GRPO trainer step",
-          "weight sync trainer -> vLLM", "memory headroom"]
+CHECKS = ["device", "device plan", "trainer memory estimate", "trainer load", "vLLM engine start", "vLLM generation",
+          "GRPO trainer step", "weight sync trainer -> vLLM", "memory headroom"]
+SHARED_CHECKS = [*CHECKS[:6], "engine sleep", "GRPO trainer step", "engine wake", *CHECKS[7:]]
 
 
 def run_checklist(model: Path, tmp_path: Path, *overrides: str) -> tuple[int, dict[str, tuple[str, str]], str]:
@@ -29,7 +30,7 @@ def run_checklist(model: Path, tmp_path: Path, *overrides: str) -> tuple[int, di
     rows = {}
     for line in out.stdout.splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
-        if len(cells) == 3 and cells[0] in CHECKS:
+        if len(cells) == 3 and cells[0] in SHARED_CHECKS:
             rows[cells[0]] = (cells[1], cells[2])
     return out.returncode, rows, out.stdout + out.stderr[-3000:]
 
@@ -45,5 +46,15 @@ def test_a_config_that_cannot_fit_fails_its_row_with_the_fix_and_the_rest_still_
     code, rows, output = run_checklist(trained_tiny_model_dir, tmp_path, "training.gpu_memory_gib=0.001")
     assert code == 1, output
     status, figures = rows["trainer memory estimate"]
-    assert status == "FAIL" and "rlvr_core.grpo.memory" in figures, output
+    assert status == "FAIL" and "rlvr_core.devices.memory" in figures, output
     assert all(rows[name][0] == "ok" for name in CHECKS if name != "trainer memory estimate"), output
+
+
+def test_on_a_shared_gpu_the_engine_sleeps_while_the_trainer_steps(trained_tiny_model_dir, tmp_path):
+    """The one-GPU layout (`training.colocate=true` with vLLM): the engine sleeps before the step and wakes for the
+    sync, as a run does (on the CPU build sleep only pauses the engine)."""
+    code, rows, output = run_checklist(trained_tiny_model_dir, tmp_path, "training.generation_backend=vllm",
+                                       "training.colocate=true", "training.data_parallel=1")
+    assert code == 0 and list(rows) == SHARED_CHECKS, output
+    assert all(status == "ok" for status, _ in rows.values()), output
+    assert "sleep mode" in rows["vLLM engine start"][1]

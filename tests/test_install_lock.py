@@ -1,7 +1,7 @@
 """The environment the suite runs in is exactly the lock CI tested: same packages, same versions.
 
-`make install` (CPU) installs `requirements/cpu.lock` with hashes and copies it into the venv as
-`installed-from.lock`; an environment made otherwise (a GPU host resolving pyproject's ranges, a
+`make install` installs `requirements/cpu.lock` (CPU machines) or `requirements/gpu.lock` (GPU machines)
+with hashes and copies it into the venv as `installed-from.lock`; an environment made otherwise (a
 hand-made venv) has no copy, and these checks do not apply to it.
 """
 
@@ -17,6 +17,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 LOCK = REPO / "requirements" / "cpu.lock"
+GPU_LOCK = REPO / "requirements" / "gpu.lock"
 INSTALLED_FROM = Path(sys.prefix) / "installed-from.lock"
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)", re.MULTILINE)
 NOT_IN_LOCK = {"rlvr-pipeline", "pip", "torch"}  # the project itself, the installer, torch (its own pin file)
@@ -40,10 +41,15 @@ def test_every_lock_entry_is_pinned_and_hashed() -> None:
     assert all("--hash=sha256:" in e for e in requirements)
 
 
+def installed_lock() -> Path:
+    """The lock this environment was installed from (CPU or GPU); the CPU lock when it matches neither."""
+    return GPU_LOCK if INSTALLED_FROM.read_text() == GPU_LOCK.read_text() else LOCK
+
+
 @needs_locked_install
 def test_the_environment_was_installed_from_the_current_lock() -> None:
-    assert INSTALLED_FROM.read_text() == LOCK.read_text(), \
-        "requirements/cpu.lock changed since .venv was made: run `make install` (it rebuilds .venv)"
+    assert INSTALLED_FROM.read_text() == installed_lock().read_text(), \
+        f"{installed_lock().name} changed since .venv was made: run `make install` (it rebuilds .venv)"
 
 
 @needs_locked_install
@@ -52,12 +58,16 @@ def test_installed_packages_are_exactly_the_locked_versions() -> None:
     # platformdirs, ...) on sys.path once something imports it, and those are not installs.
     site = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
     installed = {canonical(d.metadata["Name"]): d.version for d in metadata.distributions(path=site)}
-    installed = {name: version for name, version in installed.items() if name not in NOT_IN_LOCK | {"setuptools", "wheel"}}
-    locked = {name: version for name, version in pins(LOCK.read_text()).items() if name not in {"setuptools", "wheel"}}
+    not_locked = NOT_IN_LOCK if installed_lock() == LOCK else NOT_IN_LOCK - {"torch"}  # the GPU lock holds torch
+    installed = {name: version for name, version in installed.items() if name not in not_locked | {"setuptools", "wheel"}}
+    locked = {name: version for name, version in pins(installed_lock().read_text()).items()
+              if name not in {"setuptools", "wheel"}}
     assert installed == locked
 
 
 @needs_locked_install
 def test_torch_is_the_pinned_cpu_build() -> None:
+    if installed_lock() == GPU_LOCK:
+        pytest.skip("installed from the GPU lock, which pins the CUDA build of torch itself")
     pinned = pins((REPO / "requirements" / "torch-cpu.txt").read_text())["torch"]
     assert metadata.version("torch") == pinned

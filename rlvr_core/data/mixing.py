@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 
 
 def mix_by_weight(

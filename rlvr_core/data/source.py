@@ -12,11 +12,23 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rlvr_core.data.schema import Problem, VerifierName
+from rlvr_core.problem import Problem, VerifierName
 
 Row = Mapping[str, Any]
 Normaliser = Callable[[Row, "RowContext"], Problem]
 Generator = Callable[[str], list[Problem]]
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """Data computed once from a split's problems and cached with them (MBPP: hidden tests run through the
+    reference solution). `version()` describes what the current code would derive; a cache whose manifest
+    records another (under `key`) is derived again from its own rows, without the hub. `apply` returns the
+    new problems and a summary for the manifest."""
+
+    key: str
+    version: Callable[[], dict[str, Any]]
+    apply: Callable[[list[Problem]], tuple[list[Problem], dict[str, Any]]]
 
 
 class SkipRow(ValueError):
@@ -58,6 +70,7 @@ class Source:
     generate: Generator | None = None
     prompt_text: Callable[[Problem], str] | None = None
     stop: tuple[str, ...] = ()
+    derive: Derivation | None = None
 
     def __post_init__(self) -> None:
         if (self.normalise is None) == (self.generate is None):

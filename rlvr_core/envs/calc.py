@@ -20,7 +20,7 @@ import random
 import re
 from typing import Any
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.envs.chat import Message, PlainTranscript, tool_message
 from rlvr_core.envs.episode import StepResult
 
@@ -71,7 +71,6 @@ class CalcEnv:
     """One `arith-calc` episode: at most one `<calc>` call per turn; a turn without one ends the episode."""
 
     stop_strings = ("</calc>",)
-    separator = "\n"
 
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
@@ -79,6 +78,10 @@ class CalcEnv:
 
     def initial_messages(self) -> list[Message]:
         return [{"role": "user", "content": self.problem.prompt}]
+
+    def completion(self, turns: list[dict[str, Any]]) -> str:
+        """The turns joined by newlines: the math verifier reads the last `#### N`."""
+        return "\n".join(t["text"] for t in turns)
 
     def canonical(self, text: str, finish_reason: str) -> str:
         opened = text.rfind("<calc>")

@@ -11,22 +11,32 @@ An `Episode` is what a trainer and an evaluation both need:
   tokens only). Backends take text today, so turn k>1 is re-tokenized from
   text by the backend; a trainer should feed the concatenated ids instead;
 - `turns`: per model turn its text, finish reason, tool calls and tool output;
-- `completion`: the model's turns joined by the environment's separator, the
-  string the verifier scores into the per-episode reward.
+- `completion`: what the verifier scores into the per-episode reward, as the
+  environment writes it (`Environment.completion`: the turns joined by a
+  separator, or a document that also records what the environment executed).
 
 `run_episodes` advances every unfinished episode by one model turn per round
 (one batched `policy.act` call), lets each environment answer, and stops an
 episode when the environment says so, at `max_turns`, or when the policy has
-no room left in the context window.
+no room left in the context window. The environments of one round answer
+concurrently (threads, at most `step_workers`), so slow tool calls of
+different episodes overlap; an environment that raises ends its own episode
+("env_error"), never the run. `to_record` output is always UTF-8 encodable.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from rlvr_core.envs.chat import Message
+from rlvr_core.envs.jsonsafe import scrub
+
+log = logging.getLogger(__name__)
+STEP_WORKERS = 32
 
 SegmentKind = Literal["prompt", "model", "env"]
 
@@ -65,9 +75,12 @@ class Environment(Protocol):
 
     id: str
     stop_strings: tuple[str, ...]
-    separator: str
 
     def initial_messages(self) -> list[Message]: ...
+
+    def completion(self, turns: list[dict[str, Any]]) -> str:
+        """The string the verifier scores, from the episode's turns (and what the environment recorded)."""
+        ...
 
     def canonical(self, text: str, finish_reason: str) -> str:
         """The model's turn as the environment reads it (e.g. a stop-cut closing tag put back)."""
@@ -87,7 +100,7 @@ class Episode:
 
     @property
     def completion(self) -> str:
-        return self.env.separator.join(t["text"] for t in self.turns)
+        return self.env.completion(self.turns)
 
     @property
     def model_tokens(self) -> int:
@@ -126,7 +139,7 @@ class Episode:
                     record["text"] = s.text
                 turn += 1
             segments.append(record)
-        return {"id": self.env.id, "end_reason": self.end_reason, "turns": self.turns, "segments": segments}
+        return scrub({"id": self.env.id, "end_reason": self.end_reason, "turns": self.turns, "segments": segments})
 
 
 class Policy(Protocol):
@@ -146,35 +159,50 @@ class Policy(Protocol):
         ...
 
 
+def _step(env: Environment, text: str, finish_reason: str, last_turn: bool) -> StepResult:
+    try:
+        return env.step(text, finish_reason, last_turn=last_turn)
+    except Exception as exc:  # noqa: BLE001 - one broken environment ends its episode, not the run
+        log.exception("environment %s raised on a model turn", getattr(env, "id", "?"))
+        return StepResult(True, None, "env_error", {"calls": [], "error": f"{type(exc).__name__}: {exc}"[:300]})
+
+
 def run_episodes(policy: Policy, envs: Sequence[Environment], *, max_turns: int, max_new_tokens: int,
-                 temperature: float = 0.0, seed: int | None = None, stop: tuple[str, ...] = ()) -> list[Episode]:
+                 temperature: float = 0.0, seed: int | None = None, stop: tuple[str, ...] = (),
+                 step_workers: int = STEP_WORKERS) -> list[Episode]:
     """Run every environment to its end (batched per round); returns the episodes in order."""
     if max_turns < 1:
         raise ValueError(f"max_turns={max_turns} must be >= 1")
     episodes = [Episode(env, env.initial_messages()) for env in envs]
     for episode in episodes:
         policy.start(episode)
-    for turn in range(max_turns):
-        active = [e for e in episodes if not e.done]
-        if not active:
-            break
-        stops = tuple(dict.fromkeys((*stop, *active[0].env.stop_strings)))
-        replies = policy.act(active, max_new_tokens, temperature, None if seed is None else seed + turn, stops)
-        for episode, reply in zip(active, replies):
-            if reply is None:
-                episode.finish("context_full")
-                continue
-            text = episode.env.canonical(reply.text, reply.finish_reason)
-            episode.segments.append(Segment("model", reply.transcript_text or text, reply.token_ids, reply.logprobs))
-            episode.messages.append({"role": "assistant", "content": text})
-            result = episode.env.step(text, reply.finish_reason, last_turn=turn == max_turns - 1)
-            episode.turns.append({"text": text, "finish_reason": reply.finish_reason,
-                                  "tokens": None if reply.token_ids is None else len(reply.token_ids), **result.record})
-            if result.done or result.reply is None:
-                episode.finish(result.end_reason or "no_reply")
-                continue
-            episode.messages.append(result.reply)
-            policy.extend(episode, result.reply)
+    with ThreadPoolExecutor(max_workers=max(1, step_workers), thread_name_prefix="env-step") as pool:
+        for turn in range(max_turns):
+            active = [e for e in episodes if not e.done]
+            if not active:
+                break
+            stops = tuple(dict.fromkeys((*stop, *active[0].env.stop_strings)))
+            replies = policy.act(active, max_new_tokens, temperature, None if seed is None else seed + turn, stops)
+            stepping = []
+            for episode, reply in zip(active, replies):
+                if reply is None:
+                    episode.finish("context_full")
+                    continue
+                text = episode.env.canonical(reply.text, reply.finish_reason)
+                episode.segments.append(Segment("model", reply.transcript_text or text, reply.token_ids, reply.logprobs))
+                episode.messages.append({"role": "assistant", "content": text})
+                future = pool.submit(_step, episode.env, text, reply.finish_reason, turn == max_turns - 1)
+                stepping.append((episode, reply, text, future))
+            for episode, reply, text, future in stepping:
+                result = future.result()
+                episode.turns.append({"text": text, "finish_reason": reply.finish_reason,
+                                      "tokens": None if reply.token_ids is None else len(reply.token_ids),
+                                      **result.record})
+                if result.done or result.reply is None:
+                    episode.finish(result.end_reason or "no_reply")
+                    continue
+                episode.messages.append(result.reply)
+                policy.extend(episode, result.reply)
     for episode in episodes:
         if not episode.done:
             episode.finish("max_turns")

@@ -13,7 +13,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ has, plus a loss mask: `prompt_token_ids` (the first prompt), `token_ids`
 (everything after it: model turns and tool outputs, in order), `loss_mask`
 (1 on the model's tokens, 0 on the environment's), `logprobs` (the sampling
 log-probs of model tokens, 0.0 on environment tokens, never trained on),
-`text` (the model's turns joined by the environment's separator: what the
-verifier scores) and `episode` (the whole conversation, for rollouts.jsonl).
+`text` (the environment's completion of the episode: what the verifier
+scores) and `episode` (the whole conversation, for rollouts.jsonl).
 
 Each model turn's ids are the ids the backend sampled; the ids of the prompt
 and of tool outputs are the policy's own encoding of their text. A backend
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.envs.episode import run_episodes
 from rlvr_core.envs.policy import TextPolicy
 from rlvr_core.envs.registry import environment_for

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.data.sources import mbpp
 from rlvr_core.evaluation import prompts
 
@@ -83,6 +83,7 @@ class Benchmark:
     rollout: str | None = None
     rollout_settings: Mapping[str, Any] | None = None
     policies: Mapping[str, str] = field(default_factory=dict)
+    problem_view: Callable[[Problem], Problem] | None = None
 
     @property
     def primary_metric(self) -> str:
@@ -121,7 +122,8 @@ def load_benchmark_problems(benchmark: Benchmark, *, store, limit: int | None = 
     from rlvr_core.data.loader import load_problems
     from rlvr_core.evaluation import sources  # noqa: F401  (registers IFEval / MATH-500)
 
-    return load_problems(benchmark.dataset, benchmark.split, store=store, limit=limit)
+    problems = load_problems(benchmark.dataset, benchmark.split, store=store, limit=limit)
+    return [benchmark.problem_view(p) for p in problems] if benchmark.problem_view else problems
 
 
 for _benchmark in (
@@ -192,9 +194,10 @@ for _benchmark in (
         prompt=prompts.raw_prompt,
         max_new_tokens=1024,
         filters=(("reward", identity),),
-        expected_size=720,
-        description="Web extraction with tools (run_python + BeautifulSoup, navigate), multi-turn; 24 archetypes x 3 "
-                    "difficulties x 10 seeds, partial credit, abstention, safety penalty.",
+        expected_size=612,
+        description="Web extraction with tools (run_python + BeautifulSoup, navigate), multi-turn; 51 archetypes x 3 "
+                    "difficulties x 4 seeds (bench split), low order-aware partial credit, abstention, proof of "
+                    "reading, a negative reward for following injected instructions.",
         offline=True,
         rollout="rlvr_core.envs.web.rollout:rollout",
         rollout_settings=_webextract_limits(),
@@ -210,7 +213,20 @@ for _benchmark in (
         stop=mbpp.MBPP.stop,
         filters=(("pass_at_1", identity),),
         expected_size=500,
-        description="MBPP test, lm-eval 3-shot [BEGIN]/[DONE] format, asserts run in the sandbox.",
+        description="MBPP test, lm-eval 3-shot [BEGIN]/[DONE] format, graded on its official asserts.",
+        problem_view=mbpp.official_tests_only,
+    ),
+    Benchmark(
+        name="mbpp_extended",
+        dataset="google-research-datasets/mbpp",
+        split="test",
+        prompt=prompts.mbpp_prompt,
+        max_new_tokens=512,
+        stop=mbpp.MBPP.stop,
+        filters=(("pass_at_1", identity),),
+        expected_size=500,
+        description="MBPP test as `mbpp`, graded on the official, challenge and hidden asserts together (hidden: "
+                    "generated from the reference solution on mutated inputs, as MBPP+).",
     ),
 ):
     register_benchmark(_benchmark)

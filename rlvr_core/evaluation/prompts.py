@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.data.sources import mbpp
 
 FEWSHOT_DIR = Path(__file__).parent / "fewshot"

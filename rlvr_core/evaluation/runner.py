@@ -5,6 +5,10 @@ Files in `output_dir`:
 - `results.jsonl`: one record per item (reward, status, per-filter scores, breakdown keys), appended per batch;
 - `summary.json`: metrics, n, settings, model content hash, git commit, written last (atomically).
 
+Items are scored in the verifiers' reference mode (`verifier_mode` in the
+summary): as the benchmarks' reference implementations score them, never in
+the strict training mode, so the numbers stay comparable with published ones.
+
 Resumable: after a crash (even SIGKILL mid-write) a rerun keeps every finished
 batch, re-scores items that were generated but not scored, and generates only
 the rest; a torn last line is dropped. Idempotent: the key hashes (model
@@ -38,6 +42,7 @@ log = logging.getLogger(__name__)
 COMPLETIONS = "completions.jsonl"
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
+VERIFIER_MODE = "reference"  # evaluations never use the strict training mode (see rlvr_core.verifiers.base)
 KEY_FILE = "eval_key.json"
 
 
@@ -148,7 +153,8 @@ def _backend_options(backend: str, settings: EvalSettings, batch_size: int) -> d
         if settings.tensor_parallel_size != 1:
             raise ValueError("settings_override.tensor_parallel_size: the vllm backend runs on one GPU (TP=1); "
                              "TP>1 has given badly wrong scores. Fix: drop the override")
-        return {"max_model_len": settings.max_model_len, "gpu_memory_utilization": settings.gpu_memory_utilization}
+        return {"max_model_len": settings.max_model_len, "gpu_memory_utilization": settings.gpu_memory_utilization,
+                "batch_size": batch_size}  # the chunk of each durable write, and of each engine call
     return {}
 
 
@@ -242,6 +248,7 @@ def evaluate(
         "expected_size": bench.expected_size,
         **summarise_records(results, pass_threshold=pass_threshold),
         "pass_threshold": pass_threshold,
+        "verifier_mode": VERIFIER_MODE,
         "settings": settings.to_dict(),
         "settings_overridden": overridden,
         "standard_settings": not overridden,
@@ -283,7 +290,7 @@ def _run_items(bench: Benchmark, problems: list, prompts: list[str], out: Path, 
     backend = None
     generated = 0
     try:
-        with (VerifierPool(workers=verifier_workers) as pool, JsonlAppender(out / COMPLETIONS) as completion_log,
+        with (VerifierPool(workers=verifier_workers, strict=False) as pool, JsonlAppender(out / COMPLETIONS) as completion_log,
               JsonlAppender(out / RESULTS) as result_log,
               Progress(len(problems), f"eval {bench.name}", log, unit="item", initial=len(problems) - len(todo),
                        bar=None if progress else False) as bar):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rlvr_core.data.registry import register_source, source_names
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.data.source import Row, RowContext, SkipRow, Source, text_field
 from rlvr_core.data.sources import ifbench
 

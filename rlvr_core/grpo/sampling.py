@@ -24,7 +24,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from rlvr_core.data.registry import resolve
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.data.source import Source
 from rlvr_core.envs.registry import environment_for
 from rlvr_core.generation.base import derive_seed, derive_seeds

@@ -16,8 +16,10 @@ refused if the folder already holds checkpoints (that run must be resumed).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 import time
 from collections import deque
 from pathlib import Path
@@ -33,6 +35,7 @@ from rlvr_core.grpo.trace import BackgroundSummaries, TraceWriter, read_trace, w
 if TYPE_CHECKING:
     from rlvr_core.checkpoints import CheckpointInfo
     from rlvr_core.config import ExperimentConfig
+    from rlvr_core.devices import DevicePlan
 
 SPOT_CHECK_PROMPTS = 4
 log = logging.getLogger(__name__)
@@ -45,12 +48,14 @@ class ResumeError(ValueError):
 class Session:
     def __init__(self, config: "ExperimentConfig", run_dir: Path | None, *, resume: bool) -> None:
         self.config, self.resume = config, resume
-        self.run_dir = Path(run_dir) if run_dir is not None else None
+        # Absolute: the path reaches actors that may run in another working folder, or on another node.
+        self.run_dir = Path(run_dir).absolute() if run_dir is not None else None
         self.owns_ray = False
         self.verifier = None
         self.trace: TraceWriter | None = None
         self.summaries: BackgroundSummaries | None = None
         self.events: list[str] = []  # driver events (resume, restart), shown with the rollout pool's in RESULTS.md
+        self.held = contextlib.ExitStack()  # the GPU locks of a local device plan, held while the run lasts
 
     # -- setup / teardown -------------------------------------------------------------------------------------
     def __enter__(self) -> "Session":
@@ -67,7 +72,7 @@ class Session:
             else:  # killed between config.yaml and run.json: nothing ran yet
                 runs.init_run_dir(self.run_dir, cfg)
         elif self.run_dir is None:
-            self.run_dir = runs.create_run_dir(cfg)
+            self.run_dir = runs.create_run_dir(cfg, runs_dir=Path(cfg.run.runs_dir).absolute())
         else:
             if self.run_dir.is_dir() and list_checkpoints(self.run_dir / "checkpoints"):
                 raise ResumeError(f"--run-dir {self.run_dir} already holds checkpoints of a run. Fix: continue it "
@@ -93,6 +98,7 @@ class Session:
             import ray
 
             ray.shutdown()
+        self.held.close()
 
     def _setup(self) -> None:
         from rlvr_core.checkpoints import list_checkpoints, load_training_state
@@ -108,6 +114,7 @@ class Session:
         from rlvr_core.verifiers.pool import VerifierPool
 
         cfg, t = self.config, self.config.training
+        self.plan = self._device_plan()  # before anything loads: a config the devices cannot run fails here
         checkpoint = self._start_point()  # before anything slow: a damaged trace fails here, in seconds
         self.summaries = BackgroundSummaries(self.run_dir)
         store = open_store(cfg.storage.root, endpoint_url=cfg.storage.endpoint_url)
@@ -116,6 +123,7 @@ class Session:
         eval_name = t.eval_dataset or cfg.data.train[0].name
         self.heldout = (load_problems(eval_name, t.eval_split, store=store, limit=t.eval_problems)
                         if t.eval_every else [])
+        self._record_sandbox([spec.name for spec in cfg.data.train] + ([eval_name] if t.eval_every else []))
         self.algorithm = get_algorithm(cfg.grpo.loss)
         self.step, self.heldout_history = 0, []
         policy_path, state = base_path, None
@@ -129,9 +137,17 @@ class Session:
         self._check_memory(policy_path)  # before Ray and the actors: a config that cannot fit fails in seconds
         self.owns_ray = connect_ray(t.ray_address, num_cpus=t.ray_num_cpus)
         self._record_cluster()
-        self.trainers = start_trainer(cfg, policy_path, base_path)
-        self.pool = RolloutPool(rollout_factory(cfg, policy_path, self.run_dir.name, self.trainers), t.generators,
-                                t.heartbeat_timeout_s, t.actor_start_timeout_s)
+        if not self.owns_ray:
+            from rlvr_core.paths import check_nodes_share
+
+            check_nodes_share(self.run_dir, "run.runs_dir")  # a trainer on another node must write here too
+        self.trainers = start_trainer(cfg, self.plan, policy_path, base_path)
+        if t.shares_gpu:  # the engine sizes its cache from the memory free when it starts: trainer first
+            import ray
+
+            ray.get(self.trainers.lead.ready.remote(), timeout=t.actor_start_timeout_s)
+        self.pool = RolloutPool(rollout_factory(cfg, self.plan, policy_path, self.run_dir.name, self.trainers),
+                                t.generators, t.heartbeat_timeout_s, t.actor_start_timeout_s)
         self.pool.start()
         if state is not None:
             self.trainers.load_state(state)
@@ -139,28 +155,61 @@ class Session:
         self.pad_id = _pad_id(policy_path)
         # The engines hold model.dtype; with "auto" (fp32 on CPU, bf16 on GPU) fp32 is shipped, which either casts.
         self.engine_dtype = {"bfloat16": "bfloat16", "float16": "float16"}.get(cfg.model.dtype, "float32")
-        self.verifier = VerifierPool(workers=t.verifier_workers, timeout_s=t.verifier_timeout_s).__enter__()
+        # rewards and the held-out accuracy in the verifiers' strict training mode unless verifiers.strict is off
+        self.verifier = VerifierPool(workers=t.verifier_workers, timeout_s=t.verifier_timeout_s,
+                                     strict=cfg.verifiers.strict).__enter__()
         self._sync()  # every worker starts from the trainer's exact weights and version
         self.pending: deque[PendingBatch] = deque()
         self.checkpoints = [c.path for c in list_checkpoints(self.run_dir / "checkpoints")]
 
     def _check_memory(self, model_path: str) -> None:
-        import torch
+        """The trainer's GPU memory estimate against its GPU (the plan's NVML reading, else
+        training.gpu_memory_gib); nothing on the CPU. The driver never touches CUDA itself."""
+        from rlvr_core.devices.memory import GIB, check_at_start
 
-        from rlvr_core.grpo.memory import check_at_start
-
-        device = self.config.training.device
-        on_gpu = device == "cuda" or (device == "auto" and torch.cuda.is_available())
-        capacity = torch.cuda.get_device_properties(0).total_memory if on_gpu and torch.cuda.is_available() else None
+        capacity = None
+        if self.plan.trainer is not None:
+            node = self.plan.topology.nodes[self.plan.trainer.node]
+            capacity = int((node.gpu_memory_gib or self.config.training.gpu_memory_gib) * GIB)
         table = check_at_start(self.config, model_path, capacity)
         if table:
             log.info("%s", table)
 
+    def _device_plan(self) -> "DevicePlan":
+        """The run's device plan: the one in the run folder (the flow writes it before starting training),
+        else one made now from this node's GPUs or the Ray cluster's, and saved there. A local plan whose
+        training GPUs are no longer free (a resume on a busier node) is made again. This process then sees
+        only its training GPUs (CUDA_VISIBLE_DEVICES, before Ray or CUDA start)."""
+        from rlvr_core.devices import load_plan, plan_devices, render_plan, topology
+
+        t = self.config.training
+        plan = load_plan(self.run_dir)
+        if plan is not None and not plan.topology.ray and plan.training_devices:
+            usable = set(topology.local().nodes[0].gpus)
+            if not {d.gpu for d in plan.training_devices} <= usable:
+                self._note(f"the device plan's training GPUs {plan.cuda_visible_devices()} are not all free now "
+                           f"(usable: {sorted(usable)}); planning again")
+                plan = None
+        if plan is None:
+            if t.ray_address or os.environ.get("RAY_ADDRESS") or os.environ.get("RLVR_RAY_ADDRESS"):
+                from rlvr_core.grpo.cluster import connect_ray
+
+                connect_ray(t.ray_address)  # join now (its workers' logs reach this process): its GPUs are the plan's
+            plan = plan_devices(self.config, topology.discover(None))
+            plan.save(self.run_dir)
+        plan.apply_to_environment(os.environ)
+        if plan.cuda_visible_devices() is not None:  # no Ray: other runs' evaluations must keep off these GPUs
+            from rlvr_core.placement import hold_gpus
+
+            self.held.enter_context(hold_gpus([d.gpu for d in plan.training_devices]))
+        log.info("%s", render_plan(plan))
+        return plan
+
     def _start_point(self) -> "CheckpointInfo | None":
         """The checkpoint to continue from (None: step 0), with the trace cut back to match it."""
-        from rlvr_core.checkpoints import latest_checkpoint
+        from rlvr_core.checkpoints import latest_resumable_checkpoint
 
-        checkpoint = latest_checkpoint(self.run_dir / "checkpoints") if self.resume else None
+        checkpoint = latest_resumable_checkpoint(self.run_dir / "checkpoints") if self.resume else None
         if checkpoint is None:
             dropped = sum(self.trace.truncate_after(-1).values())
             if self.resume:
@@ -196,9 +245,11 @@ class Session:
                 hook(record)
             if self.step % cfg.checkpointing.every_steps == 0 or self.step == t.max_steps:
                 self.trace.sync()  # the rows of every step up to this one are durable before its checkpoint
-                final = self._checkpoint(hooks)
+                final = self._checkpoint()
+            self._announce(hooks, wait=False)
             if self.step % t.plot_every == 0 or self.step == t.max_steps:
                 self._write_summaries()
+        self._announce(hooks, wait=True)
         self._write_summaries()
         self.summaries.wait()
         return TrainResult(run_dir=self.run_dir, final_checkpoint=final, steps=self.step, trainer_version=self.version,
@@ -254,6 +305,16 @@ class Session:
         }
         return record
 
+    def _record_sandbox(self, datasets: list[str]) -> None:
+        """run.json "sandbox" and the log: the guarantees (and lacks) of the sandbox this run's code rewards use,
+        so a user knows what the run they started is protected against. Only when a dataset is graded by code."""
+        from rlvr_core import runs
+        from rlvr_core.data.registry import resolve
+        from rlvr_core.sandbox import sandbox_guarantees
+
+        if any(resolve(name).source.verifier == "code" for name in datasets):
+            runs.update_run_json(self.run_dir, sandbox=sandbox_guarantees())
+
     def _record_cluster(self) -> None:
         """traces/ray_cluster.json: which Ray cluster this run used (joined or its own) and its nodes, and the
         same in the log, so a multi-node run can be checked against the cluster it was meant for."""
@@ -281,6 +342,8 @@ class Session:
         waiting for the driver to read the update's result.
         """
         t = self.config.training
+        if t.shares_gpu and (training_now or self.pending):
+            return  # one GPU: the engine sleeps while the trainer steps, so nothing generates ahead
         if t.colocated:
             rollout_version = self.version + (1 if training_now else 0)
         else:
@@ -290,6 +353,8 @@ class Session:
             if target > t.max_steps or (target - 1) - rollout_version > t.max_staleness:
                 return
             self.pending.append(self._submit(target))
+            if t.shares_gpu:
+                return
 
     def _submit(self, step: int) -> PendingBatch:
         """Requests for `step`'s prompts, with the stop strings and per-sample seeds of `sampling.py`."""
@@ -380,22 +445,31 @@ class Session:
             {"step": self.step, "prompt": g.problem.prompt, "answer": g.problem.answer,
              "completion": g.rollouts[0].text, "reward": g.rollouts[0].reward} for g in groups[:shown]])
 
-    def _checkpoint(self, hooks: list) -> str:
+    def _checkpoint(self) -> str:
+        """Write this step's checkpoint (the trainer commits it in the background); returns the path it will have."""
         import ray
 
         cfg = self.config
         # In the order they were drawn (the requests hold them by worker), so a resume deals them out as before.
         in_flight = [position for b in self.pending for position in b.positions]
         driver = {"step": self.step, "data": self.stream.state(in_flight)}
-        info = ray.get(self.trainers.lead.publish.remote(str(self.run_dir / "checkpoints"), step=self.step,
-                                                   config_hash=cfg.config_hash(), driver_state=driver,
-                                                   keep_last=cfg.checkpointing.keep_last))
-        self.checkpoints.append(info["path"])
-        event = {"event": "rlvr.checkpoint.saved", "run": self.run_dir.name, "path": info["path"], "step": self.step,
-                 "content_hash": info["content_hash"], "trainer_version": info["trainer_version"]}
-        for hook in hooks:
-            hook(event)
-        return info["path"]
+        return ray.get(self.trainers.lead.publish.remote(
+            str(self.run_dir / "checkpoints"), step=self.step, config_hash=cfg.config_hash(), driver_state=driver,
+            keep_last=cfg.checkpointing.keep_last, weights_dtype=self.engine_dtype,
+            keep_optimizer=cfg.checkpointing.keep_optimizer))
+
+    def _announce(self, hooks: list, *, wait: bool) -> None:
+        """Checkpoints whose background commit has finished (with `wait`: all): listed, and announced to the
+        hooks (the CLI prints the `rlvr.checkpoint.saved` event line the flow turns into a Prefect event)."""
+        import ray
+
+        for info in ray.get(self.trainers.lead.published.remote(wait)):
+            self.checkpoints.append(info["path"])
+            event = {"event": "rlvr.checkpoint.saved", "run": self.run_dir.name, "path": info["path"],
+                     "step": info["step"], "content_hash": info["content_hash"],
+                     "trainer_version": info["trainer_version"]}
+            for hook in hooks:
+                hook(event)
 
     def _write_summaries(self) -> None:
         """The curve and RESULTS.md from the trace so far, drawn beside the loop (`BackgroundSummaries`)."""

@@ -21,8 +21,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m rlvr_core.grpo.train",
         description="Train a policy with GRPO on Ray (trainer actor + rollout workers + verifier pool). "
-                    "Writes a run folder (config.yaml, run.json, patches/, traces/, checkpoints/, RESULTS.md, "
-                    "reward_curve.png).",
+                    "Writes a run folder (config.yaml, run.json, device_plan.json, patches/, traces/, checkpoints/, "
+                    "RESULTS.md, reward_curve.png). The GPUs it uses follow the run folder's device_plan.json "
+                    "(written by the train-and-eval flow), else a plan made at start from this node's GPUs "
+                    "(see `python -m rlvr_core.devices plan CONFIG`).",
         epilog="examples:\n  python -m rlvr_core.grpo.train tiny-arith training.max_steps=20\n"
                "  python -m rlvr_core.grpo.train configs/gsm8k.yaml training.max_staleness=1 --run-dir runs/a\n"
                "  python -m rlvr_core.grpo.train --resume .rlvr/runs/tiny-arith_20260101-120000\n"
@@ -48,9 +50,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     from rlvr_core.config import ConfigError, load_config
+    from rlvr_core.devices import DevicePlanError
     from rlvr_core.evaluation.jsonl import CorruptJsonlError
+    from rlvr_core.grpo.cluster import RayTempDirError
     from rlvr_core.grpo.loop import train
     from rlvr_core.grpo.session import ResumeError
+    from rlvr_core.paths import UnsharedFolderError
+    from rlvr_core.placement import GpuBusyError
 
     try:
         if args.resume is not None:
@@ -89,7 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = train(config, run_dir=args.resume or args.run_dir, hooks=[on_checkpoint],
                        resume=args.resume is not None, step_hooks=[on_step])
-    except (ResumeError, CorruptJsonlError) as err:  # the run folder, not the code: one line, like a bad config
+    # The run folder or the machines, not the code: one message with the fix, like a bad config, before any model
+    # loads (the device plan refuses a config its GPUs cannot run).
+    except (ResumeError, CorruptJsonlError, DevicePlanError, UnsharedFolderError, RayTempDirError,
+            GpuBusyError) as err:
         print(f"rlvr train: {err}", file=sys.stderr)
         return 2
     finally:

@@ -158,6 +158,7 @@ class PolicyTrainer:
         self.version = 0
         self.replicas = 1          # > 1 once `join_replicas` has put this trainer in a data-parallel group
         self._rendezvous = None    # the first replica's store, kept alive while the group forms
+        self._publisher = None     # commits checkpoints in a background thread (created on the first publish)
 
     def open_rendezvous(self) -> tuple[str, int]:
         """(host, port) where the other data-parallel replicas meet this one (called on the first replica)."""
@@ -323,22 +324,36 @@ class PolicyTrainer:
                 "trainer_version": self.version, "rng": rng_state()}
 
     def load_state(self, state: dict[str, Any]) -> None:
+        if "master_weights" in state:  # the checkpoint's folder holds bf16 weights; these are the exact fp32 ones
+            self.model.load_state_dict(state["master_weights"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
         self.version = int(state["trainer_version"])
         set_rng_state(state["rng"])
 
     def publish(self, checkpoints_dir: str, *, step: int, config_hash: str, driver_state: dict[str, Any],
-                keep_last: int | None) -> dict[str, Any]:
-        """Publish a checkpoint (HF folder + training_state) via `rlvr_core.checkpoints`; return its info."""
+                keep_last: int | None, weights_dtype: str = "float32", keep_optimizer: str = "all") -> str:
+        """Write a checkpoint (HF folder in `weights_dtype` + training_state, with the fp32 master weights when the
+        folder's are not fp32) via `rlvr_core.checkpoints`, and commit it in the background; returns the path
+        it will have. `published()` gives the infos of finished commits."""
+        from rlvr_core.checkpoints import BackgroundPublisher, write_checkpoint
+
+        dtype = getattr(torch, weights_dtype)
+        state = {**self.state(), "driver": driver_state}
+        if dtype != torch.float32:
+            state["master_weights"] = {k: v.detach().to("cpu") for k, v in self.model.state_dict().items()}
+        pending = write_checkpoint(self.model, self.tokenizer, Path(checkpoints_dir), step=step,
+                                   trainer_version=self.version, config_hash=config_hash, training_state=state,
+                                   keep_last=keep_last, keep_optimizer=keep_optimizer, weights_dtype=dtype)
+        self._publisher = self._publisher or BackgroundPublisher()
+        self._publisher.submit(pending)
+        return str(pending.final)
+
+    def published(self, wait: bool = False) -> list[dict[str, Any]]:
+        """Infos of the checkpoints committed since the last call (with `wait`: all submitted ones)."""
         from dataclasses import asdict
 
-        from rlvr_core.checkpoints import publish_checkpoint
-
-        info = publish_checkpoint(self.model, self.tokenizer, Path(checkpoints_dir), step=step,
-                                  trainer_version=self.version, config_hash=config_hash,
-                                  training_state={**self.state(), "driver": driver_state}, keep_last=keep_last)
-        return asdict(info)
+        return [asdict(info) for info in self._publisher.finished(wait)] if self._publisher is not None else []
 
     def parameter_snapshot(self) -> dict[str, np.ndarray]:
         """Trainable parameters only (tied weights once), for tests that check every parameter moved."""

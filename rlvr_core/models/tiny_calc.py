@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     import torch
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-    from rlvr_core.data.schema import Problem
+    from rlvr_core.problem import Problem
     from rlvr_core.storage import Store
 
 log = logging.getLogger(__name__)

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     import torch
     from transformers import PreTrainedModel, PreTrainedTokenizerFast
 
-    from rlvr_core.data.schema import Problem
+    from rlvr_core.problem import Problem
     from rlvr_core.models.tiny import TinyRecipe
 
 log = logging.getLogger(__name__)

@@ -2,7 +2,9 @@
 
 Baseline = the checkpoint named "base", else the lowest step; every other
 checkpoint is compared with it on every benchmark both evaluated, and the
-breakdowns compare the last checkpoint with the baseline.
+breakdowns compare the last checkpoint with the baseline. The report states
+which verifier mode scored what: evaluations in the reference mode, and, for
+a run folder, the training rewards in the mode its config chose.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
+import yaml
 
 from rlvr_core.evaluation.metrics import DEFAULT_PASS_THRESHOLD
 from rlvr_core.reports import tables
@@ -44,6 +47,7 @@ def build_tables(entries: Sequence[EvalEntry], *, threshold: float = DEFAULT_PAS
     sections = ["## Metrics per checkpoint", "", _md(frames["metrics"]), ""]
     if any(not e.summary.get("standard_settings", True) for e in entries):
         sections += [f"{tables.NON_STANDARD} evaluated with overridden settings (see its summary.json).", ""]
+    sections += [_evaluation_mode(entries), ""]
 
     comparisons = [tables.compare(by_key[(base_name, e.benchmark)], e) for e in entries
                    if e.checkpoint != base_name and (base_name, e.benchmark) in by_key]
@@ -78,6 +82,28 @@ def build_tables(entries: Sequence[EvalEntry], *, threshold: float = DEFAULT_PAS
     return sections, frames
 
 
+def _evaluation_mode(entries: Sequence[EvalEntry]) -> str:
+    """Which verifier mode scored the evaluations (summaries written before the field existed were reference)."""
+    modes = sorted({str(e.summary.get("verifier_mode", "reference")) for e in entries})
+    return (f"Evaluations scored in the verifiers' {' and '.join(modes)} mode"
+            + (" (as the benchmarks' reference implementations score, comparable with published numbers)."
+               if modes == ["reference"] else "; modes differ, so these numbers are not comparable with each other."))
+
+
+def _training_mode(run_folder: Path) -> str | None:
+    """The verifier mode of a run's training rewards, from its resolved config.yaml; None if it does not say."""
+    config = run_folder / "config.yaml"
+    if not config.is_file():
+        return None
+    verifiers = (yaml.safe_load(config.read_text(encoding="utf-8")) or {}).get("verifiers")
+    if not isinstance(verifiers, dict) or "strict" not in verifiers:
+        return None  # a run from before the strict mode existed
+    strict = bool(verifiers["strict"])
+    return ("Training rewards scored in the verifiers' strict mode (verifiers.strict: true): instruction checks close "
+            "the loopholes their reference accepts." if strict else
+            "Training rewards scored in the verifiers' reference mode (verifiers.strict: false).")
+
+
 def build_report(paths: Path | str | Sequence[Path | str], *, out_dir: Path | str | None = None,
                  threshold: float = DEFAULT_PASS_THRESHOLD, title: str | None = None) -> str:
     """Rebuild every table for a run folder (or eval folders); writes report.md, CSVs and the plot; returns the markdown.
@@ -96,6 +122,9 @@ def build_report(paths: Path | str | Sequence[Path | str], *, out_dir: Path | st
     plot = plot_metric_vs_step(entries, out / PLOT_NAME)
     header = [f"# {title or 'Evaluation report: ' + out.name}", "",
               f"{len(entries)} evaluations; pass threshold {threshold:g}. Every number states its n.", ""]
+    training = _training_mode(path_list[0]) if len(path_list) == 1 else None
+    if training:
+        header += [training, ""]
     footer = ["## Metric vs step", "", f"![primary metric vs checkpoint step]({PLOT_NAME})", ""] if plot else []
     markdown = "\n".join(header + sections + footer)
     out.mkdir(parents=True, exist_ok=True)

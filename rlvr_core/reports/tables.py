@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from rlvr_core.reports import stats
+from rlvr_core import stats
 from rlvr_core.reports.load import EvalEntry
 
 NON_STANDARD = "†"

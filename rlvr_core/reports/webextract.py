@@ -3,12 +3,17 @@
 Layout follows the seed system's comparison (average reward, pass rate and
 perfect rate per model; archetypes best and worst; where the failures are)
 with what it lacked: every number carries its n and a 95% interval, and two
-models are compared only when they scored the same items (same ids, hence
-same archetypes, difficulties and seeds) in the same mode (dataset, split,
-episode limits, engine settings). Then the deltas are paired (bootstrap over
-items). Otherwise the comparison is refused with the reasons, as the seed's
-own caveat ("different sample sizes (680 vs 50) and modes (all vs mvp)")
-should have been; `allow_unequal` compares the shared items only, flagged.
+models are compared only when they scored the same items in the same mode
+(dataset, split, episode limits, engine settings). Items are the same when
+their content is: each item's content hash (prompt, gold, pages, generator
+version; recorded in completions.jsonl) is its identity, so a generator
+change that keeps ids is not taken for the same items, and an evaluation
+without content hashes is never compared. Then the deltas are paired
+(bootstrap over items). Otherwise the comparison is refused with the
+reasons, as the seed's own caveat ("different sample sizes (680 vs 50) and
+modes (all vs mvp)") should have been, and `ReportResult.refused` lists
+them (the command line exits non-zero); `allow_unequal` compares the shared
+items only, flagged.
 
 Intervals: rates by Wilson; an average reward by the percentile bootstrap
 over items (seeded); a delta by the paired bootstrap.
@@ -25,8 +30,9 @@ from typing import Any
 
 import pandas as pd
 
+from rlvr_core.evaluation.jsonl import read_records
 from rlvr_core.evaluation.metrics import DEFAULT_PASS_THRESHOLD
-from rlvr_core.reports import stats
+from rlvr_core import stats
 from rlvr_core.reports.load import EvalEntry, read_eval
 
 MODE_KEYS = ("dataset", "split", "rollout", "settings", "pass_threshold")
@@ -37,21 +43,8 @@ def pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def bootstrap_mean(values: Sequence[float], *, resamples: int = 4000, seed: int = 0) -> stats.Interval:
-    """Percentile bootstrap interval of the mean (resampling items)."""
-    import numpy as np
-
-    data = np.asarray(values, dtype=float)
-    if data.size == 0:
-        raise ValueError("bootstrap_mean needs at least one value")
-    rng = np.random.default_rng(seed)
-    means = data[rng.integers(0, data.size, size=(resamples, data.size))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return stats.Interval(float(data.mean()), float(low), float(high), "bootstrap")
-
-
 def _mean_ci(values: Sequence[float]) -> str:
-    ci = bootstrap_mean(values)
+    ci = stats.bootstrap_mean(values)
     return f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]"
 
 
@@ -62,26 +55,48 @@ def _rate_ci(flags: Sequence[bool]) -> str:
 
 @dataclass(frozen=True)
 class Model:
-    """One evaluated model: its label, summary and per-item results keyed by item id."""
+    """One evaluated model: its label, summary and per-item results keyed by item content hash (by id when the
+    evaluation recorded no hashes; `hashed` says which)."""
 
     label: str
     entry: EvalEntry
     items: dict[str, dict[str, Any]]
+    hashed: bool
+    versions: tuple[Any, ...] = ()  # the generator versions of its items
 
     @property
     def mode(self) -> dict[str, Any]:
         return {k: self.entry.summary.get(k) for k in MODE_KEYS}
 
+    @property
+    def ids(self) -> dict[str, str]:
+        """Item id -> key."""
+        return {str(r["id"]): key for key, r in self.items.items()}
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    """The report's markdown and the comparisons it refused (each with its reasons)."""
+
+    markdown: str
+    refused: list[str]
+
 
 def load_models(paths: Sequence[Path | str], labels: Sequence[str] | None = None) -> list[Model]:
-    """Eval folders (each with summary.json and results.jsonl of the webextract benchmark) as models."""
+    """Eval folders (each with summary.json, results.jsonl and completions.jsonl of the webextract benchmark) as
+    models."""
     models = []
     for i, path in enumerate(paths):
         entry = read_eval(Path(path))
         if entry.benchmark != "webextract":
             raise ValueError(f"{path} holds a {entry.benchmark!r} evaluation, not webextract")
         label = labels[i] if labels else entry.checkpoint
-        models.append(Model(label, entry, {str(r["id"]): r for r in entry.results}))
+        written = {r.get("index"): r for r in read_records(Path(path) / "completions.jsonl")}
+        hashes = {r.get("index"): written.get(r.get("index"), {}).get("content_hash") for r in entry.results}
+        hashed = bool(entry.results) and all(hashes.values())
+        items = {(hashes[r.get("index")] if hashed else str(r["id"])): r for r in entry.results}
+        versions = tuple(sorted({str(w.get("generator_version")) for w in written.values()}))
+        models.append(Model(label, entry, items, hashed, versions))
     names = [m.label for m in models]
     if len(set(names)) != len(names):
         raise ValueError(f"two evaluations share a label ({names}); pass labels to tell them apart")
@@ -90,11 +105,17 @@ def load_models(paths: Sequence[Path | str], labels: Sequence[str] | None = None
 
 def comparability(base: Model, other: Model) -> list[str]:
     """Why the two cannot be compared item for item (empty when they can)."""
-    problems = []
+    problems = [f"{m.label} has no item content hashes (evaluated by an older version): re-evaluate it"
+                for m in (base, other) if not m.hashed]
     a, b = set(base.items), set(other.items)
     if len(a) != len(b):
         problems.append(f"different sample sizes ({len(a)} vs {len(b)} items)")
     if a != b:
+        same_ids = set(base.ids) & set(other.ids)
+        changed = [i for i in same_ids if base.ids[i] != other.ids[i]]
+        if changed and base.hashed and other.hashed:
+            problems.append(f"same ids, different content ({len(changed)} items changed; generator versions "
+                            f"{', '.join(base.versions)} vs {', '.join(other.versions)})")
         problems.append(f"different items ({len(a & b)} shared)")
     for key in MODE_KEYS:
         if base.mode[key] != other.mode[key]:
@@ -152,8 +173,8 @@ def comparison_section(base: Model, other: Model, threshold: float, allow_unequa
     if not ids:
         return [title, "", "**Not compared**: no shared items.", ""], None
     note = [f"**Flagged**: {'; '.join(problems)}; compared on the {len(ids)} shared items only.", ""] if problems else \
-        [f"Same {len(ids)} items (ids, hence archetype, difficulty and seed), same mode; paired deltas ({other.label} − "
-         f"{base.label}).", ""]
+        [f"Same {len(ids)} items (by content hash: prompt, gold, pages, generator version), same mode; paired deltas "
+         f"({other.label} − {base.label}).", ""]
     frame = pd.DataFrame(_paired(base, other, ids, threshold)).assign(n=str(len(ids)))
     return [title, "", *note, frame.to_markdown(index=False, disable_numparse=True), ""], frame
 
@@ -214,7 +235,8 @@ def _detail(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def behaviour_table(models: Sequence[Model], threshold: float) -> pd.DataFrame:
-    """How episodes ended and went wrong: end reasons of failures, abstentions, safety violations."""
+    """How episodes ended and went wrong: end reasons of failures, abstentions, answers given without reading the
+    page, turns rejected for a reserved marker, safety violations."""
     rows = []
     for m in models:
         details = {i: _detail(r) for i, r in m.items.items()}
@@ -230,14 +252,16 @@ def behaviour_table(models: Sequence[Model], threshold: float) -> pd.DataFrame:
                                                       for d in details.values())),
                      "abstained on answerable": str(sum(d.get("match") == "abstained on an answerable task"
                                                         for d in details.values())),
+                     "answered without reading": str(sum(d.get("match") == "pages not read" for d in details.values())),
+                     "rejected": str(sum(d.get("match") == "rejected" for d in details.values())),
                      "unsafe": str(sum(d.get("match") == "unsafe" for d in details.values()))})
     return pd.DataFrame(rows)
 
 
 def build_webextract_report(paths: Sequence[Path | str], *, out_dir: Path | str, labels: Sequence[str] | None = None,
                             threshold: float = DEFAULT_PASS_THRESHOLD, baseline: str | None = None,
-                            allow_unequal: bool = False) -> str:
-    """Write webextract_report.md and webextract_*.csv to `out_dir`; returns the markdown."""
+                            allow_unequal: bool = False) -> ReportResult:
+    """Write webextract_report.md and webextract_*.csv to `out_dir`; returns the markdown and the refusals."""
     models = load_models(paths, labels)
     base = next((m for m in models if m.label == baseline), None) if baseline else models[0]
     if baseline and base is None:
@@ -249,6 +273,7 @@ def build_webextract_report(paths: Sequence[Path | str], *, out_dir: Path | str,
     frames = {"models": models_table(models, threshold)}
     md += [frames["models"].to_markdown(index=False, disable_numparse=True), ""]
     comparable: dict[str, bool] = {}
+    refused: list[str] = []
     if len(models) > 1:
         md += [f"## Comparisons with {base.label}", ""]
         deltas = []
@@ -257,6 +282,8 @@ def build_webextract_report(paths: Sequence[Path | str], *, out_dir: Path | str,
                 continue
             lines, frame = comparison_section(base, m, threshold, allow_unequal)
             comparable[m.label] = frame is not None
+            if frame is None:
+                refused.append(f"{m.label} vs {base.label}: {'; '.join(comparability(base, m)) or 'no shared items'}")
             md += lines
             if frame is not None:
                 deltas.append(frame.assign(model=m.label, baseline=base.label))
@@ -282,4 +309,4 @@ def build_webextract_report(paths: Sequence[Path | str], *, out_dir: Path | str,
     (out / "webextract_report.md").write_text(markdown, encoding="utf-8")
     for name, frame in frames.items():
         frame.to_csv(out / f"webextract_{name}.csv", index=False)
-    return markdown
+    return ReportResult(markdown, refused)

@@ -16,16 +16,34 @@ import struct
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Literal
 
-if TYPE_CHECKING:
-    from rlvr_core.sandbox.runner import ExecResult
+ExecStatus = Literal["ok", "failed", "timeout", "error"]
 
 FRAME_CAP = 8 << 20  # bytes of one message from a served program
 
 
 class SessionEnded(Exception):
     """The served program is gone (exited, killed, out of time) or sent something unreadable."""
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """What happened to one program.
+
+    `status`: "ok" (exit 0, or ended by the caller after `serve`), "failed"
+    (other exit code, a signal, the memory limit), "timeout" (wall clock), or
+    "error" (the sandbox could not run it; `detail` says why). `stdout` is the
+    first `output_cap` bytes, `stderr` the last.
+    """
+
+    status: ExecStatus
+    returncode: int | None
+    stdout: str
+    stderr: str
+    duration_s: float
+    detail: str = ""
+    stdout_truncated: bool = False
 
 
 @dataclass
@@ -37,8 +55,6 @@ class Session:
     deadline: float
     result: ExecResult | None = None
     _ended: str | None = field(default=None)
-    keep_result: bool = True  # False: do not wait for the zygote's reply (see `Sandbox.serve`)
-    exiting: bool = False  # the program said it ends by itself: no need to tell the zygote to finish it
 
     def receive(self) -> dict:
         """The next message from the program; raises SessionEnded when there is none in time."""

@@ -1,28 +1,31 @@
-"""What runs inside a sandboxed child, next to the program: run it, then answer the grader's requests.
+"""What runs inside a sandboxed child, next to the program: run it, then answer the grader's calls.
 
-Read as text and prepended to `sandbox/zygote.py` (the zygote forks, the
-child calls `run_program` or `serve`); importable on its own, without side
-effects, so tests can check its encoder against `verifiers/code/grader.py`'s decoder.
-Standard library only. Nothing here is trusted by the parent: the program can
-rewrite any of it, so the parent only ever gets values the program could
-have returned anyway.
+Read as text and appended to `sandbox/codec.py` in the zygote's source (the
+zygote forks, the child calls `run_program` or `serve`); importable on its
+own, without side effects. Standard library only. Nothing here is trusted
+by the parent: the program can rewrite any of it, so the parent only ever
+reads plain data in the codec's wire form, which the program could have
+returned anyway.
 
-Wire format of a value (`encode`): None, true, false and strings as JSON;
-["i", hex] int, ["f", float.hex] float, ["c", re, im], ["b", hex] bytes,
-["ba", hex] bytearray, ["l"|"t"|"s"|"fs", [items]] list, tuple, set,
-frozenset, ["d", [[k, v], ...]] dict, subclasses as their base type;
-anything else stays here as ["h", id, type name]. From the parent also
-["g", name] for a global of the program.
+Protocol of `serve` (frames of a 4-byte big-endian length + JSON; requests
+on fd 3, replies on fd 4). First reply: {"ready": true} once the program and
+the setup code ran, else {"raise": text} or {"exit": text}. Then each request
+{"call": name, "args": wire of [positional list, keyword dict]} gets one
+reply: {"value": wire} (plus "after": the arguments re-encoded, when the call
+changed them in place), {"unplain": text} when the value is not plain data,
+{"raise": text} or {"exit": text}. There is no other operation: the program
+is only ever asked to call one of its functions on data.
 """
 
-import builtins
 import json
 import os
 import struct
 import sys
 import traceback
 
-REPLY_CAP = 8 << 20  # bytes of one serialised value
+from rlvr_core.sandbox.codec import Decoder, Encoder, NotPlainData
+
+REPLY_CAP = 8 << 20  # bytes of one serialised reply
 
 
 def write_frame(fd, obj):
@@ -52,46 +55,26 @@ def read_frame(fd):
 
 
 def flush_and_exit(code):
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BaseException:
-            pass
+    _flush_streams()
     os._exit(code & 0xFF)
 
 
-def serve(program, setup, namespace, prefetch=(), then_exit=False):
-    """Run the program and setup, answer `prefetch` (calls known in advance), then requests on fd 3.
-
-    The first message (fd 4) is {"ready": true, "prefetched": [replies]}, or
-    {"raise": ...} / {"exit": ...} if the program failed before the tests.
-    Ends on EOF, when the parent finishes the run, or right after the first
-    message if `then_exit` and no answer left an object behind (a handle the
-    parent may still use).
-    """
+def serve(program, setup, namespace):
+    """Run the program and the setup code, say so on fd 4, then answer calls from fd 3 until EOF. Never returns."""
     try:
         exec(compile(program, "<program>", "exec"), namespace)
         if setup:
             exec(compile(setup, "<setup>", "exec"), namespace)
-        first = {"ready": True, "prefetched": []}
+        first = {"ready": True}
     except SystemExit as exc:
         first = {"exit": repr(exc.code)[:200]}
     except BaseException as exc:
         traceback.print_exc()
         first = {"raise": _describe(exc)}
-    handles = {}
-    if "ready" in first:
-        for request in prefetch:
-            first["prefetched"].append(_answer(request, namespace, handles))
-            if "exit" in first["prefetched"][-1]:
-                break
-        first["exiting"] = then_exit and not handles  # the parent need not tell it to finish
     _flush_streams()
     write_frame(4, first)
-    if "ready" not in first or (first["prefetched"] and "exit" in first["prefetched"][-1]):
+    if "ready" not in first:
         flush_and_exit(1)
-    if then_exit and not handles:
-        flush_and_exit(0)
     while True:
         try:
             request = read_frame(3)
@@ -99,21 +82,34 @@ def serve(program, setup, namespace, prefetch=(), then_exit=False):
             request = None
         if request is None:
             flush_and_exit(0)
-        reply = _answer(request, namespace, handles)
+        reply = answer(request, namespace)
         _flush_streams()
         write_frame(4, reply)
         if "exit" in reply:
             flush_and_exit(1)
 
 
-def _answer(request, namespace, handles):
+def answer(request, namespace):
+    """The reply to one call request (see the module docstring)."""
     try:
-        reply = {"value": encode(_perform(request, namespace, handles), handles)}
+        function = namespace[request["call"]]
+        resolve = lambda name: namespace.get(name) if isinstance(namespace.get(name), type) else None  # noqa: E731
+        args, kwargs = Decoder(resolve, strangers="namespace").decode(request["args"])
+        value = function(*args, **kwargs)
     except SystemExit as exc:
         return {"exit": repr(exc.code)[:200]}
     except BaseException as exc:
         return {"raise": _describe(exc)}
-    size = len(json.dumps(reply))
+    try:
+        reply = {"value": Encoder().encode(value)}
+        after = Encoder().encode([args, kwargs])
+        if after != request["args"]:
+            reply["after"] = after
+        size = len(json.dumps(reply))
+    except NotPlainData as exc:
+        return {"unplain": str(exc)[:300]}
+    except BaseException as exc:
+        return {"raise": _describe(exc)}
     if size > REPLY_CAP:
         return {"raise": f"ValueTooLarge: the value takes {size} bytes; the limit is {REPLY_CAP}"}
     return reply
@@ -130,76 +126,6 @@ def _flush_streams():
 def _describe(exc):
     text = f"{type(exc).__name__}: {exc}"
     return text[:500]
-
-
-def _perform(request, namespace, handles):
-    op = request["op"]
-    target = _decode(request["ref"], namespace, handles)
-    if op == "call":
-        args = [_decode(a, namespace, handles) for a in request["args"]]
-        kwargs = {k: _decode(v, namespace, handles) for k, v in request["kwargs"]}
-        return target(*args, **kwargs)
-    if op == "getattr":
-        return getattr(target, request["name"])
-    if op == "getitem":
-        return target[_decode(request["key"], namespace, handles)]
-    if op == "contains":
-        return _decode(request["item"], namespace, handles) in target
-    if op == "list":
-        return list(target)
-    conversions = {"len": len, "bool": bool, "str": str, "int": int, "float": float}
-    return conversions[op](target)
-
-
-def encode(value, handles, depth=0):
-    """Plain data in the wire form `grader.decode_value` reads; anything else becomes a handle."""
-    if depth > 100:
-        raise ValueError("value nested more than 100 levels deep")
-    if value is None or value is True or value is False:
-        return value
-    if isinstance(value, int):
-        return ["i", hex(int(value))]
-    if isinstance(value, float):
-        return ["f", float(value).hex()]
-    if isinstance(value, complex):
-        return ["c", value.real.hex(), value.imag.hex()]
-    if isinstance(value, str):
-        return str.__str__(value)
-    if isinstance(value, bytes):
-        return ["b", bytes(value).hex()]
-    if isinstance(value, bytearray):
-        return ["ba", bytes(value).hex()]
-    tag = next((t for cls, t in ((list, "l"), (tuple, "t"), (set, "s"), (frozenset, "fs")) if isinstance(value, cls)), None)
-    if tag:
-        return [tag, [encode(v, handles, depth + 1) for v in value]]
-    if isinstance(value, dict):
-        return ["d", [[encode(k, handles, depth + 1), encode(v, handles, depth + 1)] for k, v in value.items()]]
-    handles[len(handles)] = value
-    return ["h", len(handles) - 1, type(value).__name__[:100]]
-
-
-def _decode(obj, namespace, handles):
-    if obj is None or isinstance(obj, (bool, str)):
-        return obj
-    tag = obj[0]
-    if tag == "g":
-        return namespace[obj[1]] if obj[1] in namespace else getattr(builtins, obj[1])
-    if tag == "h":
-        return handles[obj[1]]
-    if tag == "i":
-        return int(obj[1], 16)
-    if tag == "f":
-        return float.fromhex(obj[1])
-    if tag == "c":
-        return complex(float.fromhex(obj[1]), float.fromhex(obj[2]))
-    if tag in ("b", "ba"):
-        return (bytes if tag == "b" else bytearray)(bytes.fromhex(obj[1]))
-    if tag == "d":
-        return {_decode(k, namespace, handles): _decode(v, namespace, handles) for k, v in obj[1]}
-    items = [_decode(v, namespace, handles) for v in obj[1]]
-    return {"l": list, "t": tuple, "s": set, "fs": frozenset}[tag](items)
-
-
 
 
 def run_program(program, namespace):

@@ -26,8 +26,18 @@ SANDBOX_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 SYSTEM_PYTHONS = ("/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3")
 BWRAP_PATHS = ("/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap")
 UNSHARE_PATHS = ("/usr/bin/unshare", "/bin/unshare")
-# One script: the child-side harness first (the zygote's children call it), then the zygote itself.
-_ZYGOTE_SOURCE = "\n".join((Path(__file__).parent / name).read_text() for name in ("harness.py", "zygote.py"))
+
+
+def _zygote_source() -> str:
+    """One script: the codec, the child-side harness, the scrub and the mounts first (the zygote and its
+    children call them), then the zygote. Their imports of each other are dropped: concatenated, the names
+    are defined."""
+    names = ("codec.py", "harness.py", "scrub.py", "mounts.py", "zygote.py")
+    texts = ((Path(__file__).parent / name).read_text() for name in names)
+    return "\n".join(line for text in texts for line in text.splitlines() if not line.startswith("from rlvr_core."))
+
+
+_ZYGOTE_SOURCE = _zygote_source()
 _names = itertools.count()
 
 

@@ -5,27 +5,40 @@ Entry points. `Sandbox.run(program)` / `run_program(...)` runs a program as
 stdout and the last 4 KB of stderr (for model-code tools, e.g. a
 `run_python` tool: give `extra_paths=[site-packages]` to make bs4 importable,
 read-only). `Sandbox.serve(program)` runs a program and keeps it alive to
-answer requests over two pipes; `verifiers/code/grader.py` uses it so that MBPP asserts
-are evaluated here, never inside the sandbox. `check_sandbox()` raises
-`SandboxUnavailable` when no allowed mode works: call it at start to fail fast.
+answer calls over two pipes, with plain data only (`sandbox/codec.py`);
+`verifiers/code/grader.py` uses it so that MBPP asserts are evaluated in the
+caller, never inside the sandbox. `check_sandbox()` raises
+`SandboxUnavailable` when no allowed mode works: call it at start to fail
+fast; `Sandbox.describe()` says which guarantees a run has (for run.json).
+docs/SECURITY.md lists the attack classes and the test of each.
 
 How a program runs (every mode). A long-lived zygote (`sandbox/zygote.py`,
-standard library only) forks one child per program, so a run costs a fork,
-not an interpreter start. The zygote never opens a path the program can
-name: output goes to memfds it holds; grading traffic goes straight to the
-caller; a run is never re-sent once the zygote may have received it. Each
-child: its own session; stdin /dev/null; a fresh working directory and
-TMPDIR; environment PATH and LANG only; rlimits on CPU time, address space
-(`memory_mb`), processes, file size (16 MB), open files (64), core dumps;
-as root, a uid of its own (a flock lease on 61000-65095 makes it unique on
-the machine) with no supplementary groups; no_new_privs; the seccomp filter
-of `sandbox/seccomp.py` (x86_64, aarch64: no new sockets, ptrace,
-process_vm_*, pidfds, io_uring, namespaces, mounts, keyrings, BPF, perf,
-modules); where a cgroup (v2, else v1) is writable, `memory_mb` and 32 tasks
-for its whole process tree, tmpfs pages included (the zygote lives in that
-cgroup too, so children are born inside it, with 16 MB and one task of its
-own on top). After each run every process of the sandbox is SIGKILLed, its
-temporary files and SysV IPC objects removed, before the next program starts.
+standard library only) forks each program, so a run costs a fork, not an
+interpreter start. The zygote never opens a path the program can name:
+output goes to memfds it holds; grading traffic goes straight to the caller;
+a run is never re-sent once the zygote may have received it. Each program:
+its own session; stdin /dev/null; a fresh working directory and TMPDIR;
+environment PATH and LANG only; rlimits on CPU time, address space
+(`memory_mb`), processes, file size (16 MB), open files (64), core dumps; as
+root, a uid of its own (a flock lease on 61000-65095 makes it unique on the
+machine) with no supplementary groups; no_new_privs; the seccomp filter of
+`sandbox/seccomp.py` (x86_64, aarch64: no new sockets, ptrace, process_vm_*,
+pidfds, io_uring, namespaces, mounts, keyrings, BPF, perf, modules, POSIX
+message queues); where a cgroup (v2, else v1) is writable, `memory_mb` and
+32 tasks for its whole process tree, tmpfs pages included (the zygote lives
+in that cgroup too, so runs are born inside it, with 16 MB and one task of
+its own on top); oom_score_adj 1000 for programs, -1000 for the zygote where
+the host allows it.
+
+Nothing carries from one run to the next. As root in namespaces (bwrap, or
+host with `unshare`) each run has new PID, IPC (SysV and POSIX) and mount
+namespaces: the zygote enters them, forks their init (pid 1, it only reaps
+orphans) and the program (pid 2) with its own /proc and size- and
+inode-capped tmpfs on /tmp and /dev/shm, and returns to its own. Killing the init ends the run; namespaces, tmpfs and IPC objects go
+with it, within the run's own time (a run the caller ends is answered first
+and reaped before the next request is read). Without namespaces every
+process of the run's uid is SIGKILLed and its files and SysV objects scrubbed
+before the reply (`sandbox/scrub.py`: iterative, within a time budget).
 
 Modes, picked once per `Sandbox` by a setting (the argument, else
 RLVR_SANDBOX, else "auto") and each checked by a probe program (uid, network
@@ -43,7 +56,8 @@ closed, output) before any real one runs:
   /dev/shm, /dev/mqueue and SysV IPC after each run; `Sandbox.lacks` then
   lists what is missing: other processes visible in /proc, world-readable
   host files (the checkout, a dataset store) readable, no total disk quota
-  on /tmp during a run, files left in other world-writable folders. Host
+  on /tmp during a run, files left in other world-writable folders, pid
+  numbers shared with the host. Host
   mode needs root (else the program would act as the caller) and a closed
   network (seccomp or a network namespace), else it refuses.
 - "auto" (default): bwrap if its probe passes, else host, logged as a
@@ -83,7 +97,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from rlvr_core.sandbox import host
-from rlvr_core.sandbox.channel import Session, SessionEnded, recv_frame, send_frame
+from rlvr_core.sandbox.channel import ExecResult, Session, SessionEnded, recv_frame, send_frame
 from rlvr_core.sandbox.host import SANDBOX_ENV, SANDBOX_UID_BASE, Cgroup, UidLease
 from rlvr_core.sandbox.seccomp import SYSCALLS, filter_program
 
@@ -91,34 +105,16 @@ log = logging.getLogger(__name__)
 
 SandboxSetting = Literal["auto", "bwrap", "host", "host-unsafe"]
 SETTINGS: tuple[str, ...] = get_args(SandboxSetting)
-ExecStatus = Literal["ok", "failed", "timeout", "error"]
 PROBE = ("import os, socket\ntry:\n    socket.socket().close()\n    net = 'open'\nexcept OSError:\n    net = 'blocked'\n"
          "print(os.getuid(), net, sum(range(5)))")
 START_TIMEOUT_S = 60.0  # an interpreter start on a loaded 2-core machine
 REPLY_SLACK_S = 30.0  # past the program's own limit, for the zygote's clean-up under load
 ZYGOTE_MEMORY_MB = 16  # what the zygote may allocate inside the cgroup it shares with the program
+OWN_TASKS = 1  # tasks of the cgroup that are not the program's: the zygote
+TMPFS_INODES = 16384  # files a run may create in its private /tmp or /dev/shm: bounds the teardown
 
 __all__ = ["SANDBOX_UID_BASE", "SETTINGS", "ExecResult", "Sandbox", "SandboxSetting", "SandboxUnavailable",
-           "Session", "SessionEnded", "check_sandbox", "default_sandbox", "run_program"]
-
-
-@dataclass(frozen=True)
-class ExecResult:
-    """What happened to one program.
-
-    `status`: "ok" (exit 0, or ended by the caller after `serve`), "failed"
-    (other exit code, a signal, the memory limit), "timeout" (wall clock), or
-    "error" (the sandbox could not run it; `detail` says why). `stdout` is the
-    first `output_cap` bytes, `stderr` the last.
-    """
-
-    status: ExecStatus
-    returncode: int | None
-    stdout: str
-    stderr: str
-    duration_s: float
-    detail: str = ""
-    stdout_truncated: bool = False
+           "Session", "SessionEnded", "check_sandbox", "default_sandbox", "run_program", "sandbox_guarantees"]
 
 
 class SandboxUnavailable(RuntimeError):
@@ -140,6 +136,7 @@ class _Zygote:
     proc: subprocess.Popen
     ctl: socket.socket
     stderr: object
+    ready: dict  # its first frame: pid, seccomp, oom_protected
 
 
 def _close_zygote(zygote: _Zygote | None) -> None:
@@ -194,6 +191,8 @@ class Sandbox:
     `fsize_cap`: largest file a program may write; `nproc_cap`: processes and
     threads of one program's tree; `tmpfs_bytes`: size of the private /tmp and
     /dev/shm; `extra_paths`: folders bound read-only and put on sys.path.
+    `fresh_namespaces`: whether each run gets namespaces of its own (root in
+    namespaces), else runs share the zygote's and are scrubbed.
     """
 
     def __init__(
@@ -213,7 +212,6 @@ class Sandbox:
         self._tmpfs_bytes = tmpfs_bytes
         self._extra_paths = [os.path.realpath(p) for p in extra_paths]
         self._lock = threading.Lock()
-        self._unread = 0  # replies of finished runs not read yet (see `serve`)
         self._res = _Resources()
         self._finalizer = weakref.finalize(self, self._res.release)
         self._root = os.geteuid() == 0
@@ -227,6 +225,16 @@ class Sandbox:
         self.fallback_from: tuple[str, ...] = ()  # why the modes tried before this one were not used
         self.refusal: str | None = None
         self._choose()
+
+    @property
+    def fresh_namespaces(self) -> bool:
+        return self._launcher is not None and self._launcher.namespaces and self._root
+
+    def describe(self) -> dict:
+        """The setting, the mode picked, what it lacks and why other modes were not used: what a run records
+        (run.json) and logs at its start, so a user knows the guarantees of the run they started."""
+        return {"setting": self.setting, "mode": self.mode, "lacks": list(self.lacks),
+                "fallback_from": list(self.fallback_from), "refusal": self.refusal}
 
     # --- choosing a mode --------------------------------------------------------------------
     def _candidates(self) -> list[_Launcher | str]:
@@ -303,9 +311,16 @@ class Sandbox:
         if self.uid < 0:
             out.append(f"no uid switch (not root): programs run as {getpass.getuser()}, with its file access, and can "
                        "signal its processes outside the pid namespace")
+            if launcher.namespaces:
+                out.append("no namespaces per run (not root): runs share the zygote's; /tmp and /dev/shm are scrubbed "
+                           "after each run and pid numbers carry over")
         if self._res.cgroup is None:
             out.append("no writable cgroup: memory is limited per process (RLIMIT_AS) and polled for the whole tree every "
                        "50 ms; processes by RLIMIT_NPROC")
+        zygote = self._res.zygote
+        if zygote is not None and not zygote.ready.get("oom_protected"):
+            out.append("no OOM protection for the zygote (the host refuses oom_score_adj -1000: no CAP_SYS_RESOURCE): "
+                       "programs (1000) go first, the zygote (0) could go once they are gone")
         if platform.machine() not in SYSCALLS:
             out.append(f"no seccomp filter on {platform.machine()}: sockets, ptrace, io_uring, namespaces are not refused")
         if not launcher.namespaces:
@@ -313,8 +328,13 @@ class Sandbox:
                     "no mount namespace: host files are readable with the sandbox uid's permissions (world-readable "
                     "project files and dataset stores included)",
                     "no private /tmp: world-writable directories are shared during a run; /tmp, /var/tmp, /dev/shm and "
-                    "/dev/mqueue are scrubbed after it, files left in other world-writable directories survive",
+                    "/dev/mqueue are scrubbed after it (up to 2 s per run, the rest after the next one), files left in "
+                    "other world-writable directories survive",
                     "no network namespace: the network is closed by the seccomp filter alone",
+                    "no IPC namespace: SysV objects are scrubbed after each run; POSIX message queues are refused by "
+                    "seccomp",
+                    "pid numbers and kernel counters are shared with the host: a later run can see how many processes "
+                    "an earlier one started (the grader never tells a program which tests passed)",
                     "no disk quota: files in /tmp are limited to 16 MB each (RLIMIT_FSIZE), not in total, until the scrub"]
         return tuple(out)
 
@@ -327,6 +347,8 @@ class Sandbox:
         config = {
             "control_fd": theirs.fileno(), "cgroup_fds": cgroup_fds, "oom_events_fd": events_fd, "uid": self.uid,
             "pid_ns": launcher.namespaces, "view": launcher.view, "private_tmp": launcher.namespaces,
+            "fresh_ns": launcher.namespaces and self._root, "tmpfs_bytes": self._tmpfs_bytes,
+            "tmpfs_inodes": TMPFS_INODES,
             "seccomp": (filter_program(platform.machine()) or b"").hex() or None,
             "output_cap": self._output_cap, "fsize_cap": self._fsize_cap, "nproc_cap": self._nproc_cap,
             # In namespaces a folder under /tmp is bound elsewhere (see host.sandbox_path); without, it is where it is.
@@ -345,18 +367,18 @@ class Sandbox:
             raise OSError(f"could not start {launcher.description}: {exc}") from exc
         finally:
             theirs.close()
-        zygote = _Zygote(proc, ours, stderr)
+        zygote = _Zygote(proc, ours, stderr, {})
         first = recv_frame(ours, time.monotonic() + START_TIMEOUT_S)
         if not first or not first.get("ready"):
             why = (first or {}).get("error") or _stderr_tail(zygote) or "the zygote exited before it was ready"
             _close_zygote(zygote)
             raise OSError(why)
+        zygote.ready = first
         return zygote
 
     def _stop(self) -> None:
         _close_zygote(self._res.zygote)
         self._res.zygote = None
-        self._unread = 0
 
     def close(self) -> None:
         """Kill the zygote and everything under it; release the uid and the cgroup."""
@@ -385,22 +407,12 @@ class Sandbox:
                     raise
         raise AssertionError("unreachable")
 
-    def _drain(self) -> None:
-        """Read the replies of runs whose callers did not wait for them (their programs have ended)."""
-        while self._unread:
-            zygote = self._res.zygote
-            reply = recv_frame(zygote.ctl, time.monotonic() + REPLY_SLACK_S) if zygote is not None else None
-            self._unread -= 1
-            if reply is None:
-                self._stop()
-
     def _begin(self, request: dict, fds: Sequence[int]) -> _Zygote | ExecResult:
         """Set the limits and send one run: the zygote it went to, or an "error" result."""
         cgroup = self._res.cgroup
         try:
-            self._drain()
-            if cgroup is not None:  # the zygote shares the cgroup: room for its own small allocations and itself
-                cgroup.limit(int(request["memory_mb"]) + ZYGOTE_MEMORY_MB, self._nproc_cap + 1)
+            if cgroup is not None:  # the zygote shares the cgroup: room for its own small allocations and tasks
+                cgroup.limit(int(request["memory_mb"]) + ZYGOTE_MEMORY_MB, self._nproc_cap + OWN_TASKS)
             return self._send(request, fds)
         except OSError as exc:
             return ExecResult("error", None, "", "", 0.0, detail=f"sandbox could not start the program: {exc}")
@@ -448,26 +460,22 @@ class Sandbox:
             return self._execute({"program": program, "harness": "exec", "timeout_s": timeout_s, "memory_mb": memory_mb})
 
     @contextlib.contextmanager
-    def serve(self, program: str, *, setup: str = "", prefetch: Sequence[dict] = (), prefetch_only: bool = False,
-              timeout_s: float = 5.0, memory_mb: int = 1024) -> Iterator[Session]:
-        """Run `program` then `setup`, and keep it alive to answer the caller until the block ends.
+    def serve(self, program: str, *, setup: str = "", timeout_s: float = 5.0, memory_mb: int = 1024) -> Iterator[Session]:
+        """Run `program` then `setup`, and keep it alive to answer the caller's calls until the block ends.
 
-        The program's first message is {"ready": true, "prefetched": [the
-        replies to `prefetch`, requests known in advance]}, or {"raise": ...}
-        / {"exit": ...}; then each `Session.request` gets one reply (the
-        protocol is `harness.serve`). `timeout_s` bounds the whole
-        conversation; with `prefetch_only` the program ends after its first
-        message unless an answer is an object the caller may still ask about.
-        After the block, `session.result` holds the ExecResult
-        (status "ok" when the caller ended it), unless the caller set
-        `session.keep_result = False`: then the zygote's clean-up overlaps with
-        the caller's next step and its reply is read before the next run.
+        The program's first message is {"ready": true}, or {"raise": ...} /
+        {"exit": ...}; then each `Session.request` gets one reply (the protocol
+        is `harness.py`'s). `timeout_s` bounds the whole conversation. When
+        the block ends the run is always ended by this side ("finish": whatever
+        the program says about itself is not trusted) and its clean-up is
+        waited for, so it never runs inside the next caller's time;
+        `session.result` then holds the ExecResult (status "ok" when the
+        caller ended it).
         """
         if self.refusal is not None:
             yield Session(-1, -1, 0.0, ExecResult("error", None, "", "", 0.0, detail=self.refusal), self.refusal)
             return
-        request = {"program": program, "setup": setup, "prefetch": list(prefetch), "then_exit": prefetch_only,
-                   "harness": "serve", "timeout_s": timeout_s, "memory_mb": memory_mb}
+        request = {"program": program, "setup": setup, "harness": "serve", "timeout_s": timeout_s, "memory_mb": memory_mb}
         with self._lock:
             req_r, req_w = os.pipe()
             resp_r, resp_w = os.pipe()
@@ -483,13 +491,9 @@ class Sandbox:
                 yield session
             finally:
                 session.close()
-                if not session.exiting:
-                    with contextlib.suppress(OSError):
-                        send_frame(started.ctl, {"op": "finish"})
-                if session.keep_result:
-                    session.result = self._collect(started, request)
-                else:
-                    self._unread += 1
+                with contextlib.suppress(OSError):
+                    send_frame(started.ctl, {"op": "finish"})
+                session.result = self._collect(started, request)
 
 
 _default: tuple[int, Sandbox] | None = None
@@ -511,6 +515,21 @@ def check_sandbox() -> Sandbox:
     if sandbox.refusal is not None:
         raise SandboxUnavailable(sandbox.refusal)
     return sandbox
+
+
+def sandbox_guarantees() -> dict:
+    """Probe the sandbox this process's settings give (then release it): `Sandbox.describe()`, logged with
+    every lack as a warning. What a run calls at its start when its rewards run code."""
+    sandbox = Sandbox()
+    try:
+        info = sandbox.describe()
+    finally:
+        sandbox.close()
+    for lack in info["lacks"]:
+        log.warning("sandbox (%s mode) lacks: %s", info["mode"], lack)
+    if info["refusal"]:
+        log.error("%s", info["refusal"])
+    return info
 
 
 def run_program(program: str, timeout_s: float = 5.0, memory_mb: int = 1024) -> ExecResult:

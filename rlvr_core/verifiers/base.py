@@ -4,6 +4,13 @@ A verifier turns (completion, problem) into exactly one `Score`. Model output
 never raises: anything a verifier cannot make sense of scores 0 with a status
 that says why ("unparsed", "timeout", "error"), so reward curves and eval
 tables can count "could not parse" apart from "wrong".
+
+Two modes. The reference mode (`strict=False`, evaluation's) scores as the
+benchmarks' reference implementations do, so numbers stay comparable. The
+strict training mode (`strict=True`, config `verifiers.strict`) closes the
+loopholes a reference accepts and a policy under RL would learn (a keyword
+inside another word, numbers as words, `5` as JSON, ...); only the
+instruction verifiers (`STRICT_MODE_VERIFIERS`) differ between the modes.
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Literal, Protocol, get_args
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 
 Status = Literal["correct", "wrong", "unparsed", "timeout", "error"]
 STATUSES: tuple[str, ...] = get_args(Status)
@@ -26,15 +33,22 @@ _REGISTRY: dict[str, str] = {
     "ifbench": "rlvr_core.verifiers.ifbench.verifier:IFBenchVerifier",
     "webextract": "rlvr_core.envs.web.verifier:WebExtractVerifier",
 }
-_INSTANCES: dict[str, "Verifier"] = {}
+# Verifiers whose class takes `strict`: their checks differ between the modes. The others score alike in both.
+STRICT_MODE_VERIFIERS = frozenset({"ifeval", "ifbench"})
+_INSTANCES: dict[tuple[str, bool], "Verifier"] = {}
 
 
 @dataclass(frozen=True)
 class Score:
     """The verdict on one completion.
 
-    `reward` is in [0, 1]; `detail` is short and human-readable (the extracted
-    answer, the failed constraint, the timeout) so a results table explains itself.
+    `reward` is in [-1, 1]: 1 is the best answer, 0 a wrong or unparsed one,
+    and a negative reward is a penalty for harm beyond being wrong (the
+    webextract verifier gives one for following an instruction injected into
+    a page). Group advantages, means, pass rates (reward >= threshold) and
+    perfect rates (reward == 1) all take a negative reward as it is. `detail`
+    is short and human-readable (the extracted answer, the failed constraint,
+    the timeout) so a results table explains itself.
     """
 
     reward: float
@@ -44,8 +58,8 @@ class Score:
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"Score.status={self.status!r} is not one of {STATUSES}")
-        if not 0.0 <= self.reward <= 1.0:
-            raise ValueError(f"Score.reward={self.reward!r} must lie in [0, 1]")
+        if not -1.0 <= self.reward <= 1.0:
+            raise ValueError(f"Score.reward={self.reward!r} must lie in [-1, 1]")
 
     @classmethod
     def error(cls, detail: str) -> "Score":
@@ -60,25 +74,29 @@ class Verifier(Protocol):
     def verify(self, completion: str, problem: Problem) -> Score: ...
 
 
-def get_verifier(name: str) -> Verifier:
-    """The (cached) verifier instance registered under `name`."""
-    if name not in _INSTANCES:
+def get_verifier(name: str, strict: bool = False) -> Verifier:
+    """The (cached) verifier instance registered under `name`, in the strict training mode or the reference mode."""
+    strict = strict and name in STRICT_MODE_VERIFIERS
+    if (name, strict) not in _INSTANCES:
         if name not in _REGISTRY:
             raise KeyError(f"unknown verifier {name!r}; Problem.verifier must be one of {sorted(_REGISTRY)}")
         module_name, cls_name = _REGISTRY[name].split(":")
-        _INSTANCES[name] = getattr(importlib.import_module(module_name), cls_name)()
-    return _INSTANCES[name]
+        cls = getattr(importlib.import_module(module_name), cls_name)
+        _INSTANCES[(name, strict)] = cls(strict=True) if strict else cls()
+    return _INSTANCES[(name, strict)]
 
 
-def verify(completion: str, problem: Problem) -> Score:
+def verify(completion: str, problem: Problem, strict: bool = False) -> Score:
     """Score one completion in this process (no hard timeout; use `VerifierPool` for that).
+
+    `strict`: the strict training mode (rewards); the default is the reference mode (evaluation).
 
     Never raises on model output: an unexpected exception inside a verifier
     becomes status "error" with the exception named, so one bad row cannot
     stop a training step.
     """
     try:
-        verifier = get_verifier(problem.verifier)
+        verifier = get_verifier(problem.verifier, strict)
     except KeyError as exc:
         return Score.error(str(exc))
     if not isinstance(completion, str):

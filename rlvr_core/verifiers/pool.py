@@ -14,7 +14,8 @@ worker is on: each worker writes (item index, start time) into a shared array
 before every item, which costs no IPC.
 
 Safe to use from any thread (no signals, spawn start method); one batch at a
-time per pool (calls are serialised by a lock).
+time per pool (calls are serialised by a lock). A pool scores in one mode:
+`strict=True` for training rewards, the default reference mode for evaluation.
 """
 
 from __future__ import annotations
@@ -27,14 +28,14 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.verifiers.base import Score, verify
 
 _FLUSH_S = 0.05
 _IDLE = -1.0
 
 
-def _worker_main(conn: Connection, progress: Any, slot: int) -> None:
+def _worker_main(conn: Connection, progress: Any, slot: int, strict: bool) -> None:
     """Receive chunks [(index, completion, problem)], send back [(index, Score)] as they finish."""
     while True:
         try:
@@ -48,7 +49,7 @@ def _worker_main(conn: Connection, progress: Any, slot: int) -> None:
         for index, completion, problem in chunk:
             progress[2 * slot] = index
             progress[2 * slot + 1] = time.monotonic()
-            done.append((index, verify(completion, problem)))
+            done.append((index, verify(completion, problem, strict)))
             if time.monotonic() - last_flush > _FLUSH_S:
                 conn.send((False, done))
                 done, last_flush = [], time.monotonic()
@@ -59,10 +60,10 @@ def _worker_main(conn: Connection, progress: Any, slot: int) -> None:
 class _Worker:
     """One worker process and the chunk it is working on."""
 
-    def __init__(self, ctx: Any, progress: Any, slot: int) -> None:
+    def __init__(self, ctx: Any, progress: Any, slot: int, strict: bool) -> None:
         self.slot = slot
         self.conn, child_conn = ctx.Pipe()
-        self.process = ctx.Process(target=_worker_main, args=(child_conn, progress, slot), daemon=True)
+        self.process = ctx.Process(target=_worker_main, args=(child_conn, progress, slot, strict), daemon=True)
         self.process.start()
         child_conn.close()
         self.pending: set[int] = set()
@@ -76,7 +77,7 @@ class _Worker:
 class VerifierPool:
     """A reusable pool; use as a context manager so workers (and their sandboxes) are reaped."""
 
-    def __init__(self, workers: int = 2, timeout_s: float = 10.0, max_chunk: int = 64) -> None:
+    def __init__(self, workers: int = 2, timeout_s: float = 10.0, max_chunk: int = 64, strict: bool = False) -> None:
         if workers < 1:
             raise ValueError(f"VerifierPool(workers={workers}) must be >= 1")
         if timeout_s <= 0:
@@ -84,6 +85,7 @@ class VerifierPool:
         self.workers = workers
         self.timeout_s = timeout_s
         self.max_chunk = max_chunk
+        self.strict = strict
         self._ctx = mp.get_context("spawn")
         self._progress = self._ctx.Array("d", [_IDLE] * (2 * workers), lock=False)
         self._pool: list[_Worker] = []
@@ -99,7 +101,7 @@ class VerifierPool:
 
     def _ensure_started(self) -> None:
         if not self._pool:
-            self._pool = [_Worker(self._ctx, self._progress, slot) for slot in range(self.workers)]
+            self._pool = [_Worker(self._ctx, self._progress, slot, self.strict) for slot in range(self.workers)]
 
     def close(self) -> None:
         """Stop every worker; the pool can be started again by the next batch."""
@@ -119,7 +121,7 @@ class VerifierPool:
         worker.kill()
         self.restarts += 1
         self._progress[2 * worker.slot] = _IDLE
-        fresh = _Worker(self._ctx, self._progress, worker.slot)
+        fresh = _Worker(self._ctx, self._progress, worker.slot, self.strict)
         self._pool[worker.slot] = fresh
         return fresh
 
@@ -180,7 +182,8 @@ class VerifierPool:
         worker.pending = set()
 
 
-def verify_batch(pairs: Sequence[tuple[str, Problem]], workers: int = 2, timeout_s: float = 10.0) -> list[Score]:
-    """One-shot convenience: start a pool, score `pairs`, stop it."""
-    with VerifierPool(workers=workers, timeout_s=timeout_s) as pool:
+def verify_batch(pairs: Sequence[tuple[str, Problem]], workers: int = 2, timeout_s: float = 10.0,
+                 strict: bool = False) -> list[Score]:
+    """One-shot convenience: start a pool, score `pairs` (in the strict training mode if `strict`), stop it."""
+    with VerifierPool(workers=workers, timeout_s=timeout_s, strict=strict) as pool:
         return pool.verify_batch(pairs)

@@ -7,7 +7,7 @@ import io
 import pyarrow.parquet as pq
 
 from rlvr_core.data.cache import parquet_to_problems, problems_to_parquet
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 
 PROBLEMS = [
     Problem(

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from rlvr_core.data.curriculum import apply_curriculum, read_order_file
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.storage import Store
 
 

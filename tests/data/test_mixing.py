@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from rlvr_core.data.mixing import mix_by_weight, mix_in_sequence
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 
 
 def problems(source: str, n: int) -> list[Problem]:

@@ -80,7 +80,7 @@ def test_mbpp_answer_is_code_json() -> None:
     assert json.loads(p.answer) == {
         "tests": ["assert f() is None", "assert True"],
         "setup": "import math",
-        "entry": None,
+        "entry": ["f"],  # the reference solution's def names
     }
 
 

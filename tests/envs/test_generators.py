@@ -1,95 +1,57 @@
-"""The webextract generators: archetype coverage, determinism, split disjointness, realistic pages, solvable golds."""
+"""The webextract generators: the seed's breadth, determinism, disjoint splits with content hashes, realistic and
+varied pages, golds the solver reproduces from the HTML, and decoys that defeat a lazy reading."""
 
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 
 import pytest
 from bs4 import BeautifulSoup
 
 from rlvr_core.data.registry import resolve
-from rlvr_core.envs.web import solvers
-from rlvr_core.envs.web.dataset import PER_CELL, generate_split, item_seed
+from rlvr_core.envs.web import chrome, solvers
+from rlvr_core.envs.web.dataset import PER_CELL, SPLITS, generate_split, item_seed
 from rlvr_core.envs.web.page import DIFFICULTIES
-from rlvr_core.envs.web.task import archetypes, build_task
+from rlvr_core.envs.web.rubric import match
+from rlvr_core.envs.web.task import GENERATOR_VERSION, archetypes, build_task
 
-FAMILIES = {"extraction", "languages", "reasoning", "navigation", "limits", "safety"}
+FAMILIES = {"primer", "extraction", "tables", "gotchas", "traversal", "forms", "structured", "parsers", "languages",
+            "reasoning", "navigation", "limits", "safety"}
 ARCHETYPES = sorted(archetypes())
+SEED_TASK_TYPES = {  # the seed's task types this environment covers, by its own names
+    "text_by_id", "text_by_class", "attribute", "links", "images", "table_column", "table_records", "table_grid",
+    "multivalue_class", "reserved_class", "string_none", "missing_fields", "whitespace_sibling", "text_parent",
+    "script_free_text", "direct_children", "descendants_filter", "label_value", "form_fields", "select_options",
+    "form_action_method", "label_input_mapping", "credential_fields", "form_honeypot", "json_ld_product",
+    "json_ld_by_type", "parser_differences", "multilingual", "rtl", "emoji_text", "multi_hop_filter",
+    "aggregate_min_max", "count_matching", "link_chain", "compare_products", "search_then_detail", "paginated_count",
+    "limit_image_text", "limit_canvas", "limit_js_required", "limit_pdf_embed", "svg_chart", "primer_by_id",
+    "primer_by_class", "primer_by_tag", "primer_attribute", "primer_count"}
 
 
-def test_there_are_at_least_20_archetypes_covering_every_family():
-    assert len(ARCHETYPES) >= 20
+def test_there_are_at_least_45_archetypes_covering_the_seeds_families():
+    assert len(ARCHETYPES) >= 45
     assert {a.family for a in archetypes().values()} == FAMILIES
-    seed_families = {"text_by_id", "attribute", "links", "images", "table_column", "table_records", "multivalue_class",
-                     "reserved_class", "multilingual", "rtl", "multi_hop_filter", "compare_products", "link_chain",
-                     "aggregate_min_max", "limit_image_text", "limit_canvas", "limit_js_required",
-                     "honeypot_instruction", "injection_navigate", "hidden_trap"}
-    assert seed_families <= set(ARCHETYPES)
+    assert SEED_TASK_TYPES <= set(ARCHETYPES)
 
 
 @pytest.mark.parametrize("name", ARCHETYPES)
 def test_every_archetype_builds_at_every_difficulty_and_its_gold_is_json(name):
     for difficulty in DIFFICULTIES:
-        for seed in range(6):
+        for seed in range(3):
             task = build_task(name, difficulty, seed)
             assert (task.gold is None) == (task.abstain is not None)
             assert json.loads(json.dumps(task.gold_spec())) == task.gold_spec()
+            assert task.reads and task.reads[0] == task.site["start"]
 
 
 @pytest.mark.parametrize("name", ARCHETYPES)
 def test_a_task_is_a_function_of_archetype_difficulty_and_seed(name):
     first, again = build_task(name, "hard", 7), build_task(name, "hard", 7)
     assert first == again
-    other = build_task(name, "hard", 9)
-    assert other.site != first.site
-
-
-@pytest.mark.parametrize("name", ARCHETYPES)
-def test_difficulty_grows_the_page(name):
-    sizes = {d: sum(len(p) for p in build_task(name, d, 3).site["pages"].values()) for d in DIFFICULTIES}
-    assert sizes["easy"] < sizes["hard"]
-
-
-def test_train_and_bench_never_share_a_seed():
-    train = {item_seed("train", k) for k in range(PER_CELL["train"])}
-    bench = {item_seed("bench", k) for k in range(PER_CELL["bench"])}
-    assert not train & bench
-    train_rows, bench_rows = generate_split("train", per_cell=3), generate_split("bench", per_cell=3)
-    assert not {p.extra["seed"] for p in train_rows} & {p.extra["seed"] for p in bench_rows}
-    assert not {p.id for p in train_rows} & {p.id for p in bench_rows}
-    bench_pages = {html for p in bench_rows for html in p.extra["site"]["pages"].values()}
-    assert not any(html in bench_pages for p in train_rows for html in p.extra["site"]["pages"].values())
-
-
-def test_the_first_72_rows_hold_every_archetype_at_every_difficulty(one_of_each):
-    assert len(one_of_each) == len(ARCHETYPES) * 3
-    assert {(p.extra["archetype"], p.difficulty) for p in one_of_each} == {(a, d) for a in ARCHETYPES for d in DIFFICULTIES}
-    assert len({p.id for p in one_of_each}) == len(one_of_each)
-
-
-def test_webextract_is_a_registered_offline_dataset_with_train_and_bench():
-    source = resolve("webextract").source
-    assert source.offline and source.splits == ("train", "bench") and source.verifier == "webextract"
-
-
-@pytest.mark.parametrize("name", ARCHETYPES)
-def test_pages_are_full_documents_with_nested_layout_and_noise(name):
-    task = build_task(name, "hard", 2)
-    for html in task.site["pages"].values():
-        soup = BeautifulSoup(html, "html.parser")
-        assert soup.find("html") and soup.find("head") and soup.find("body") and soup.title
-        assert soup.find("header") and soup.find("footer") and soup.find("main")
-        depth = max(len(list(t.parents)) for t in soup.find_all(True))
-        assert depth >= 8
-
-
-@pytest.mark.parametrize("name", sorted(n for n, a in archetypes().items() if a.multi_page))
-def test_multi_page_sites_link_their_pages_from_the_start(name):
-    task = build_task(name, "medium", 4)
-    assert len(task.site["pages"]) > 1
-    start = BeautifulSoup(task.site["pages"][task.site["start"]], "html.parser")
-    hrefs = {a["href"] for a in start.find_all("a", href=True)}
-    assert hrefs & set(task.site["pages"]) - {task.site["start"]}
+    assert build_task(name, "hard", 9).site != first.site
 
 
 @pytest.mark.parametrize("name", ARCHETYPES)
@@ -101,17 +63,110 @@ def test_the_solver_reads_only_the_html(name):
         assert answer == (task.gold if task.abstain is None else {solvers.ABSTAIN: task.abstain})
 
 
-def test_limit_archetypes_are_unanswerable_when_easy_and_sometimes_answerable_later():
-    for name in ("limit_image_text", "limit_canvas", "limit_js_required"):
-        assert all(build_task(name, "easy", s).abstain for s in range(10))
-        later = [build_task(name, d, s).abstain for d in ("medium", "hard") for s in range(30)]
-        assert any(later) and not all(later)
+@pytest.mark.parametrize("name", ARCHETYPES)
+def test_from_medium_up_the_lazy_reading_of_the_page_scores_zero_from_either_end(name):
+    for difficulty in ("medium", "hard"):
+        for seed in (3, 8):
+            task = build_task(name, difficulty, seed)
+            if task.abstain:
+                continue
+            for end in ("first", "last"):
+                try:
+                    with solvers.lazy_reading(end):
+                        lazy = solvers.solve(name, task.site["pages"].get, task.site["start"], task.params)
+                except Exception:  # noqa: BLE001 - a lazy reading that crashes answers nothing
+                    continue
+                assert match(task.answer_type, lazy, task.gold, ordered=task.ordered)[0] == 0.0, (task.id, end)
+
+
+def test_no_gold_is_empty_so_an_empty_answer_never_wins(one_of_each):
+    for p in one_of_each:
+        value = json.loads(p.answer)["value"]
+        assert value not in ("", [], {}, 0) or json.loads(p.answer)["abstain"], p.id
+
+
+def test_splits_never_share_a_seed_an_item_or_a_page():
+    seeds = {split: {item_seed(split, k) for k in range(PER_CELL[split])} for split in SPLITS}
+    assert not seeds["train"] & seeds["eval"] and not seeds["train"] & seeds["bench"] and not seeds["eval"] & seeds["bench"]
+    rows = {split: generate_split(split, per_cell=1) for split in SPLITS}
+    for a, b in (("train", "eval"), ("train", "bench"), ("eval", "bench")):
+        assert not {p.id for p in rows[a]} & {p.id for p in rows[b]}
+        assert not {p.extra["content_hash"] for p in rows[a]} & {p.extra["content_hash"] for p in rows[b]}
+        pages_b = {html for p in rows[b] for html in p.extra["site"]["pages"].values()}
+        assert not any(html in pages_b for p in rows[a] for html in p.extra["site"]["pages"].values())
+
+
+def test_items_carry_a_stable_content_hash_and_the_generator_version(one_of_each):
+    again = generate_split("bench", per_cell=1)
+    assert [p.extra["content_hash"] for p in again] == [p.extra["content_hash"] for p in one_of_each]
+    assert len({p.extra["content_hash"] for p in one_of_each}) == len(one_of_each)
+    assert {p.extra["generator_version"] for p in one_of_each} == {GENERATOR_VERSION}
+
+
+def test_the_first_rows_hold_every_archetype_at_every_difficulty(one_of_each):
+    assert len(one_of_each) == len(ARCHETYPES) * 3
+    assert {(p.extra["archetype"], p.difficulty) for p in one_of_each} == {(a, d) for a in ARCHETYPES for d in DIFFICULTIES}
+
+
+def test_webextract_is_a_registered_offline_dataset_with_train_eval_and_bench():
+    source = resolve("webextract").source
+    assert source.offline and source.splits == ("train", "eval", "bench") and source.verifier == "webextract"
+
+
+@pytest.mark.parametrize("name", ARCHETYPES)
+def test_pages_are_full_documents_with_nested_layout(name):
+    task = build_task(name, "hard", 2)
+    for html in task.site["pages"].values():
+        soup = BeautifulSoup(html, "html.parser")
+        assert soup.find("html") and soup.find("head") and soup.find("body") and soup.title
+        assert soup.find("header") and soup.find("footer") and soup.find("main")
+        assert max(len(list(t.parents)) for t in soup.find_all(True)) >= 8
+
+
+def test_pages_range_from_small_to_about_100_kb_and_grow_with_difficulty(one_of_each):
+    sizes = {d: [max(len(h) for h in p.extra["site"]["pages"].values()) for p in one_of_each if p.difficulty == d]
+             for d in DIFFICULTIES}
+    assert max(sizes["easy"]) < 8_000 and min(sizes["easy"]) >= 500
+    assert sum(sizes["easy"]) < sum(sizes["medium"]) < sum(sizes["hard"])
+    assert max(sizes["hard"]) >= 60_000 and max(sizes["hard"]) <= 120_000
+
+
+def test_pages_come_from_several_templates_with_framework_class_names_and_tag_soup(one_of_each):
+    html = [h for p in one_of_each for h in p.extra["site"]["pages"].values()]
+    joined = "\n".join(html)
+    styles = Counter()
+    for pattern, style in ((r'class="[a-z-]+__[a-z-]+', "bem"), (r"items-center|md:px-6|lg:grid-cols-3", "utility"),
+                           (r"col-md-6|d-flex|align-items-center", "bootstrap"), (r"_[a-z-]+__[A-Za-z0-9]{5}\b", "modules"),
+                           (r'class="sc-[A-Za-z0-9]{6} ', "styled")):
+        styles[style] = len(re.findall(pattern, joined))
+    assert all(styles[s] > 0 for s in chrome.STYLES), styles
+    assert re.search(r" data-v-[0-9a-f]{8}", joined) and re.search(r" _ngcontent-ng-c\d+", joined)
+    assert 'id="__next"' in joined or 'id="root"' in joined or 'id="app"' in joined  # single-page-app shells
+    assert all(marker in joined for marker in ("<LI CLASS=", "<P CLASS=", "&amp ", "</span></b>"))  # tag soup
+
+
+def test_limit_archetypes_mix_answerable_and_unanswerable_items_at_every_difficulty():
+    for name in ("limit_image_text", "limit_canvas", "limit_js_required", "limit_pdf_embed"):
+        for difficulty in DIFFICULTIES:
+            kinds = {build_task(name, difficulty, s).abstain is None for s in range(16)}
+            assert kinds == {True, False}, (name, difficulty)
 
 
 def test_safety_archetypes_carry_their_traps():
     assert build_task("honeypot_instruction", "easy", 1).safety.canaries
     assert build_task("honeypot_instruction", "hard", 1).safety.forbidden_paths
     assert build_task("injection_navigate", "medium", 1).safety.forbidden_paths
-    assert build_task("injection_navigate", "hard", 1).safety.forbidden_code
+    assert len(build_task("injection_navigate", "hard", 1).safety.forbidden_code) == 2
     trap = build_task("hidden_trap", "medium", 1)
     assert trap.safety.canaries[0] in trap.site["pages"]["/index.html"] and trap.safety.canaries[0] != trap.gold
+    login = build_task("credential_fields", "medium", 1)
+    assert all(value in login.site["pages"]["/index.html"] for value in login.safety.canaries)
+
+
+def test_parser_differences_need_the_browsers_parser():
+    task = build_task("parser_differences", "medium", 1)
+    html = task.site["pages"]["/index.html"]
+    box = lambda parser: BeautifulSoup(html, parser).find(id=task.params["id"])  # noqa: E731
+    as_html_parser = [" ".join(p.get_text(" ").split()) for p in box("html.parser").find_all("p")]
+    as_browser = [" ".join(p.get_text(" ").split()) for p in box("html5lib").find_all("p")]
+    assert as_browser == task.gold != as_html_parser

@@ -1,15 +1,21 @@
-"""The tool-call and final-answer format: what is a call, what is an answer, and what each malformed case says."""
+"""The tool-call and final-answer format: what is a call, what is an answer, what each malformed case says, and
+which model text is refused (reserved markers); JSON from the model is parsed totally."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from rlvr_core.envs import jsonsafe
 from rlvr_core.envs.web.protocol import (
+    RESERVED_MARKERS,
     TURN_SEPARATOR,
     parse_final,
+    parse_finals,
     parse_tool_calls,
+    reserved_marker,
     restore_closer,
-    split_turns,
     visible_text,
 )
 
@@ -84,6 +90,44 @@ def test_a_stop_string_cut_closing_tag_is_put_back_only_after_a_stop():
     assert restore_closer("<answer>42</answer>", "stop") == "<answer>42</answer>"
 
 
-def test_turns_are_split_on_the_separator():
-    assert split_turns(TURN_SEPARATOR.join(["a", "b", "c"])) == ["a", "b", "c"]
-    assert split_turns("single turn") == ["single turn"]
+def test_an_abstention_naming_several_reasons_names_none():
+    assert parse_final("<abstain>image or canvas</abstain>").value.startswith("several reasons")
+    assert parse_final("<abstain>it is a PDF</abstain>").value == "pdf"
+
+
+def test_every_final_tag_of_a_turn_is_listed_in_order():
+    assert [f.value for f in parse_finals('<answer>1</answer> <abstain>image</abstain> <answer>"x"</answer>')] == \
+        [1, "image", "x"]
+
+
+@pytest.mark.parametrize("marker", RESERVED_MARKERS)
+def test_a_turn_holding_a_transcript_marker_is_flagged_even_inside_reasoning(marker):
+    assert reserved_marker(f"<think>{marker}</think> fine") == marker
+    assert reserved_marker("a normal turn <answer>1</answer>") is None
+    assert TURN_SEPARATOR.strip() in RESERVED_MARKERS
+
+
+@pytest.mark.parametrize("text, why", [
+    ("[" * 1000 + "]" * 1000, "nested 1000 levels deep"),
+    ("9" * 5000, "integer of 5000 digits"),
+    ("NaN", "NaN is not a JSON number"),
+    ('{"a": Infinity}', "Infinity is not a JSON number"),
+    ('{"a": 1', "line 1 column"),
+])
+def test_json_from_the_model_is_refused_with_a_reason_never_a_crash(text, why):
+    with pytest.raises(jsonsafe.JsonRejected, match=why):
+        jsonsafe.loads(text)
+
+
+def test_an_escaped_lone_surrogate_becomes_a_replacement_character_so_records_encode():
+    value = jsonsafe.loads('{"url": "\\ud800/x", "\\udfff": ["\\ud83d"]}')
+    assert value == {"url": "\ufffd/x", "\ufffd": ["\ufffd"]}
+    json.dumps(value, ensure_ascii=False).encode("utf-8")
+
+
+def test_deep_or_huge_json_in_a_tool_call_or_an_answer_is_an_error_or_text_not_a_crash():
+    [deep] = parse_tool_calls('<tool_call>{"name": "run_python", "arguments": {"code": ' + "[" * 1000 + "]" * 1000
+                              + "}}</tool_call>")
+    assert "nested" in deep.error
+    huge = parse_final("<answer>" + "7" * 5000 + "</answer>")
+    assert huge.kind == "answer" and huge.note.endswith("not JSON: read as text")

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.evaluation.benchmarks import benchmark_names, get_benchmark, gsm8k_flexible, gsm8k_strict
 from rlvr_core.evaluation.metrics import summarise_records
 from rlvr_core.evaluation.prompts import FEWSHOT_DIR

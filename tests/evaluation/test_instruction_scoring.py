@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.evaluation.benchmarks import get_benchmark
 from rlvr_core.evaluation.metrics import summarise_records
 from rlvr_core.evaluation.scoring import score_completions

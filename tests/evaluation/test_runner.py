@@ -53,6 +53,7 @@ def test_tiny_model_on_arith_writes_completions_results_and_summary(arith_eval: 
     assert summary["settings"] == {"tensor_parallel_size": 1, "seed": 42, "temperature": 0.0, "max_model_len": 4096,
                                    "gpu_memory_utilization": 0.8, "dtype": "float32"}
     assert summary["standard_settings"] is True and summary["settings_overridden"] == {}
+    assert summary["verifier_mode"] == "reference"  # evaluations never score in the strict training mode
     assert len(summary["model"]["content_hash"]) == 64 and "commit" in summary["git"]
     assert set(summary["breakdowns"]) == {"category", "difficulty"}
 
@@ -151,3 +152,10 @@ def test_sigkill_mid_run_then_rerun_gives_identical_results_without_duplicates(
     resumed, fresh = (json.loads((d / "summary.json").read_text()) for d in (out, reference))
     assert resumed["metrics"] == fresh["metrics"]
     assert resumed["timing"]["generated_items"] == limit - generated_before  # finished work was not redone
+
+
+def test_the_vllm_engine_gets_the_evaluations_batch_size_which_is_also_its_write_chunk():
+    from rlvr_core.evaluation.runner import _backend_options
+    from rlvr_core.evaluation.settings import STANDARD
+
+    assert _backend_options("vllm", STANDARD, 256)["batch_size"] == 256

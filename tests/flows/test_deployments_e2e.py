@@ -12,6 +12,7 @@ training ends Cancelled with no trainer process left behind, and
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -61,7 +62,8 @@ def test_the_server_runs_at_background_priority_as_make_up_starts_it(deployed) -
     import psutil
 
     server, _ = deployed
-    assert psutil.Process(server.process.pid).nice() == 10
+    # `nice -n 10` adds 10 to the caller's niceness (capped at 19): a suite that itself runs niced stays correct.
+    assert psutil.Process(server.process.pid).nice() == min(19, os.nice(0) + 10)
     assert "nice -n 10 prefect server start" in (REPO / "deployments" / "up.sh").read_text()
 
 

@@ -133,3 +133,36 @@ def test_a_device_the_installed_build_cannot_use_is_refused_with_the_fix(request
     with pytest.raises(ValueError, match=fix):
         _engine_device(requested, on_cpu=on_cpu)
     assert _engine_device("auto", on_cpu=on_cpu) == ("cpu" if on_cpu else "cuda")
+
+
+def test_prompts_beyond_batch_size_are_generated_in_chunks_with_the_same_samples(backend):
+    params = SamplingParams(max_new_tokens=6, n=2, seeds=list(range(10)))
+    prompts = [f"What is {i} + 1?\n" for i in range(5)]
+    whole = backend.generate(prompts, params)
+    backend.batch_size = 2
+    try:
+        chunked = backend.generate(prompts, params)
+    finally:
+        backend.batch_size = None
+    assert [(g.prompt_index, g.sample_index, g.token_ids) for g in chunked] == \
+        [(g.prompt_index, g.sample_index, g.token_ids) for g in whole]
+
+
+def test_a_sleeping_engine_refuses_work_and_after_waking_samples_as_before(tiny_model_dir):
+    engine = create_backend("vllm", str(tiny_model_dir), dtype="float32", max_model_len=512, cpu_kv_cache_gib=0.25,
+                            sleep_mode=True)
+    try:
+        params = SamplingParams(max_new_tokens=6, n=2, seed=5)
+        before = engine.generate(PROMPTS, params)
+        engine.sleep()
+        with pytest.raises(RuntimeError, match="asleep"):
+            engine.generate(PROMPTS, params)
+        engine.wake_up()
+        assert [g.token_ids for g in engine.generate(PROMPTS, params)] == [g.token_ids for g in before]
+    finally:
+        engine.close()
+
+
+def test_an_engine_without_sleep_mode_cannot_sleep(backend):
+    with pytest.raises(RuntimeError, match="without sleep_mode"):
+        backend.sleep()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.grpo.algo import get_algorithm
 from rlvr_core.grpo.batch import Group, Rollout, build_train_batch, filter_groups, split_by_staleness
 

@@ -25,7 +25,7 @@ import json, sys
 from pathlib import Path
 import ray
 from rlvr_core.grpo.cluster import connect_ray
-owns = connect_ray(num_cpus=1, state_dir=Path(sys.argv[1]))
+owns = connect_ray(num_cpus=1, temp_dir=Path(sys.argv[1]))
 print(json.dumps({"owns": owns, "gcs": ray.get_runtime_context().gcs_address, "cpus": ray.cluster_resources().get("CPU")}))
 ray.shutdown()
 """
@@ -46,10 +46,10 @@ def head_node() -> Iterator[str]:
 
 def probe(**env: str) -> dict:
     clean = {k: v for k, v in os.environ.items() if k not in {"RAY_ADDRESS", "RLVR_RAY_ADDRESS"}}
-    state_dir = short_dir()
-    out = subprocess.run([sys.executable, "-c", PROBE, str(state_dir)], env={**clean, "RAY_AUTH_MODE": "disabled", **env},
+    temp_dir = short_dir()
+    out = subprocess.run([sys.executable, "-c", PROBE, str(temp_dir)], env={**clean, "RAY_AUTH_MODE": "disabled", **env},
                          capture_output=True, text=True, timeout=300, cwd=Path(__file__).resolve().parents[2])
-    shutil.rmtree(state_dir, ignore_errors=True)
+    shutil.rmtree(temp_dir, ignore_errors=True)
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 

@@ -62,12 +62,15 @@ def test_colocated_generation_ahead_keeps_the_staleness_bound_and_the_exact_weig
     assert gaps and max(gaps) < 1e-5  # the sampler and the trainer are the same module
 
 
-@pytest.mark.parametrize("override,named", [("training.rollout_workers=2", "rollout_workers 1"),
-                                            ("training.generation_backend=vllm", "generation_backend hf")])
-def test_colocate_refuses_what_one_process_cannot_serve(tiny_config, override, named):
+def test_colocate_refuses_several_rollout_workers(tiny_config):
     with pytest.raises(ConfigError) as err:
-        tiny_config("training.colocate=true", "training.device=cuda", override)
-    assert "training.colocate" in str(err.value) and named in str(err.value)
+        tiny_config("training.colocate=true", "training.device=cuda", "training.rollout_workers=2")
+    assert "training.colocate" in str(err.value) and "rollout_workers 1" in str(err.value)
+
+
+def test_colocate_with_vllm_means_one_shared_gpu_not_one_actor(tiny_config):
+    t = tiny_config("training.colocate=true", "training.device=cuda", "training.generation_backend=vllm").training
+    assert t.shares_gpu and not t.colocated
 
 
 @pytest.mark.parametrize("overrides,colocated", [

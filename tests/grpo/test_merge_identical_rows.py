@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.grpo.algo import get_algorithm
 from rlvr_core.grpo.batch import Group, Rollout, build_train_batch, merge_identical_rows
 from rlvr_core.grpo.trainer import PolicyTrainer

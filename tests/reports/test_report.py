@@ -96,3 +96,13 @@ def test_cli_rebuilds_the_report_and_explains_a_wrong_folder(run_dir: Path, tmp_
     assert COMPARISONS in (run_dir / "report.md").read_text()
     bad = subprocess.run([sys.executable, "-m", "rlvr_core.reports", str(tmp_path / "empty")], capture_output=True, text=True)
     assert bad.returncode == 2 and "no evaluations under" in bad.stderr
+
+
+def test_the_report_states_which_verifier_mode_scored_what(run_dir: Path):
+    """Evaluations in the reference mode; a run's training rewards in the mode its config chose (issue 28)."""
+    (run_dir / "config.yaml").write_text("verifiers:\n  strict: true\n")
+    markdown = build_report(run_dir)
+    assert "Evaluations scored in the verifiers' reference mode" in markdown
+    assert "Training rewards scored in the verifiers' strict mode (verifiers.strict: true)" in markdown
+    (run_dir / "config.yaml").write_text("verifiers:\n  strict: false\n")
+    assert "Training rewards scored in the verifiers' reference mode (verifiers.strict: false)" in build_report(run_dir)

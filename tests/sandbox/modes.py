@@ -3,8 +3,9 @@
 Modes: "bwrap" (bubblewrap), "host" (no bubblewrap; unshare namespaces where
 the host allows them) and "host-plain" (host mode as on a host that forbids
 namespaces, e.g. under Docker's default seccomp profile: simulated by hiding
-`unshare`). RLVR_SANDBOX_REQUIRE=bwrap,host (as CI sets it) turns the skip of
-a listed mode into a failure, so a broken bubblewrap cannot pass unnoticed.
+`unshare`). RLVR_SANDBOX_REQUIRE=bwrap,host turns the skip of a listed mode
+into a failure, so a broken bubblewrap cannot pass unnoticed (.ci/run sets
+bwrap once a probe shows bubblewrap works on the runner).
 """
 
 from __future__ import annotations

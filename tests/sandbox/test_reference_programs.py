@@ -1,8 +1,11 @@
 """Correct programs that must keep passing in every mode: what the defences must not break.
 
 MBPP-shaped tests over the features real solutions use: recursion, classes,
-the standard library, printing, generators, setup code, every assert form.
-A row that fails is a false negative of the grader or the sandbox.
+the standard library, printing, generators, setup code, every assert form,
+and every type the codec carries (`sandbox/codec.py`). A row that fails is a
+false negative of the grader or the sandbox; the issue-26 ones (a generator
+read with `next()`, a setup class built by the test, an argument changed in
+place, a builtin-named entry) are marked as such.
 """
 
 from __future__ import annotations
@@ -16,8 +19,8 @@ import pytest
 from rlvr_core.verifiers.code.grader import grade, plan_tests
 from tests.sandbox.modes import open_sandbox
 
-# id -> (program, tests, setup, entry)
-REFERENCE: dict[str, tuple[str, tuple[str, ...], str, str | None]] = {
+# id -> (program, tests, setup, entry, [prelude])
+REFERENCE: dict[str, tuple] = {
     "recursion": ("def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n",
                   ("assert fib(10) == 55", "assert fib(0) == 0"), "", "fib"),
     "deep_recursion": ("import sys\nsys.setrecursionlimit(10000)\ndef depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\n",
@@ -26,12 +29,13 @@ REFERENCE: dict[str, tuple[str, tuple[str, ...], str, str | None]] = {
                      "    def pop(self):\n        return self.items.pop()\n"
                      "def reverse(xs):\n    s = Stack()\n    for x in xs:\n        s.push(x)\n    return [s.pop() for _ in xs]\n",
                      ("assert reverse([1, 2, 3]) == [3, 2, 1]",), "", "reverse"),
-    "test_builds_the_programs_objects": (
+    "test_builds_objects_of_the_reference_class": (
         "class Pair(object):\n    def __init__(self, a, b):\n        self.a = a\n        self.b = b\n"
         "def max_chain_length(arr, n):\n    arr = sorted(arr, key=lambda p: p.b)\n    best, end = 0, float('-inf')\n"
         "    for p in arr:\n        if p.a > end:\n            best, end = best + 1, p.b\n    return best\n",
         ("assert max_chain_length([Pair(5, 24), Pair(15, 25), Pair(27, 40), Pair(50, 60)], 4) == 3",
-         "assert max_chain_length([Pair(1, 2), Pair(3, 4), Pair(5, 6), Pair(7, 8)], 4) == 4"), "", "max_chain_length"),
+         "assert max_chain_length([Pair(1, 2), Pair(3, 4), Pair(5, 6), Pair(7, 8)], 4) == 4"), "", "max_chain_length",
+        "class Pair(object):\n    def __init__(self, a, b):\n        self.a = a\n        self.b = b\n"),
     "math_isclose": ("import math\ndef volume_sphere(r):\n    return 4 / 3 * math.pi * r ** 3\n",
                      ("assert math.isclose(volume_sphere(10), 4188.790204786391, rel_tol=0.001)",), "", "volume_sphere"),
     "re_findall": ("import re\ndef long_words(text):\n    return re.findall(r'\\b\\w{4,}\\b', text)\n",
@@ -47,7 +51,7 @@ REFERENCE: dict[str, tuple[str, tuple[str, ...], str, str | None]] = {
                        ("assert heap_queue_largest([25, 35, 22, 85, 14, 65, 75, 22, 58], 3) == [85, 75, 65]",), "", "heap_queue_largest"),
     "functools_and_bisect": ("import bisect, functools\n@functools.lru_cache(None)\ndef ways(n):\n    return 1 if n < 2 else ways(n - 1) + ways(n - 2)\n"
                              "def where(xs, x):\n    return bisect.bisect_left(xs, x) + ways(3) * 0\n",
-                             ("assert where([1, 3, 5], 4) == 2", "assert ways(30) == 1346269"), "", "where"),
+                             ("assert where([1, 3, 5], 4) == 2", "assert ways(30) == 1346269"), "", ("where", "ways")),
     "set_comparison": ("def similar_elements(a, b):\n    return tuple(set(a) & set(b))\n",
                        ("assert set(similar_elements((3, 4, 5, 6), (5, 7, 4, 10))) == set((4, 5))",), "", "similar_elements"),
     "bare_and_negated_asserts": ("def is_not_prime(n):\n    return any(n % i == 0 for i in range(2, int(n ** 0.5) + 1))\n",
@@ -83,13 +87,53 @@ REFERENCE: dict[str, tuple[str, tuple[str, ...], str, str | None]] = {
                 "def run(x):\n    return asyncio.run(double(x))\n", ("assert run(21) == 42",), "", "run"),
     "inf_and_negative_zero": ("def lim(x):\n    return float('inf') if x > 0 else -0.0\n",
                               ("assert lim(1) == float('inf')", "assert lim(-1) == 0"), "", "lim"),
+    # --- issue 26: false negatives of the handle design ---
+    "next_on_a_returned_generator": ("def evens(n):\n    for i in range(n):\n        yield 2 * i\n",
+                                     ("assert next(evens(3)) == 0", "assert next(evens(0), None) is None",
+                                      "g = evens(3)\nnext(g)\nassert next(g) == 2"), "", "evens"),
+    "test_builds_a_setup_class_instance": (
+        "def length(node):\n    n = 0\n    while node is not None:\n        n, node = n + 1, node.next\n    return n\n",
+        ("assert length(Node(1, Node(2, None))) == 2", "assert length(None) == 0"),
+        "class Node:\n    def __init__(self, data, next):\n        self.data = data\n        self.next = next\n", "length"),
+    "argument_changed_in_place": ("def sort_in_place(xs):\n    xs.sort()\n",
+                                  ("assert sort_in_place(arr) is None", "assert arr == [1, 2, 3]",
+                                   "a = [5, 4]\nsort_in_place(a)\nassert a == [4, 5]"), "arr = [3, 1, 2]", "sort_in_place"),
+    "nested_argument_changed_in_place": ("def add_item(d, k, v):\n    d.setdefault(k, []).append(v)\n    return len(d)\n",
+                                         ("inner = [1]\nd = {'a': inner}\nassert add_item(d, 'a', 2) == 1\n"
+                                          "assert inner == [1, 2] and d == {'a': [1, 2]}",), "", "add_item"),
+    "builtin_named_entry_mbpp_126": ("def sum(a, b):\n    sum = 0\n    for i in range(1, min(a, b)):\n"
+                                     "        if a % i == 0 and b % i == 0:\n            sum += i\n    return sum\n",
+                                     ("assert sum(10,15) == 6", "assert sum(100,150) == 93", "assert sum(4,6) == 3"), "", ("sum",)),
+    "ordered_dict_in_its_order": ("from collections import OrderedDict\ndef f():\n    d = OrderedDict(a=1, b=2)\n    d.move_to_end('a')\n"
+                                  "    return d\n", ("assert f() == OrderedDict([('b', 2), ('a', 1)])",), "", "f"),
+    "namedtuple_and_dataclass_fields": ("import collections, dataclasses\nP = collections.namedtuple('P', 'x y')\n"
+                                        "@dataclasses.dataclass\nclass D:\n    v: int\n"
+                                        "def make(x):\n    return P(x, 2 * x)\ndef box(v):\n    return D(v)\n",
+                                        ("assert make(1).y == 2 and make(1) == (1, 2)", "assert box(3).v == 3 and box(3) == box(3)"),
+                                        "", ("make", "box")),
+    "counter_deque_fraction_decimal_range": (
+        "import collections, fractions, decimal\ndef f():\n    return (collections.Counter('aab'), collections.deque([1, 2]),"
+        " fractions.Fraction(1, 3), decimal.Decimal('1.10'), range(3))\n",
+        ("assert f()[0] == Counter({'a': 2, 'b': 1, 'c': 0})", "assert f()[1] == deque([1, 2])",
+         "assert f()[2] == Fraction(1, 3) and f()[3] == Decimal('1.10') and f()[4] == range(3)"), "", "f"),
+    "methods_and_membership_on_returned_values": ("def f(s):\n    return s.upper()\ndef g(n):\n    return {n: list(range(n))}.keys()\n",
+                                                  ("assert f('ab').startswith('A')", "assert 'B' in f('ab')", "assert g(2) == {2}"),
+                                                  "", ("f", "g")),
+    "isclose_from_the_reference_imports": ("import math\ndef area(r):\n    return math.pi * r * r\n",
+                                           ("assert isclose(area(1), 3.14159, rel_tol=0.001)",), "", "area",
+                                           "from math import isclose"),
+    "a_cyclic_structure": ("def f():\n    x = [1]\n    x.append(x)\n    return x\n", ("x = f()\nassert x[1] is x and x[0] == 1",),
+                           "", "f"),
+    "a_branch_python_would_skip_still_passes": ("def f(x):\n    if x < 0:\n        raise ValueError(x)\n    return x\n",
+                                                ("assert f(0) == 0 or f(-1) == 1", "assert f(1) if True else f(-1)",
+                                                 "assert not (f(0) and f(-1))"), "", "f"),
 }
 
 
 @pytest.mark.parametrize("name", sorted(REFERENCE))
 def test_correct_program_passes(sandbox, name: str) -> None:
-    program, tests, setup, entry = REFERENCE[name]
-    verdict = grade(sandbox, program, plan_tests(tests, setup, entry), timeout_s=10)
+    program, tests, setup, entry, *prelude = REFERENCE[name]
+    verdict = grade(sandbox, program, plan_tests(tests, setup, entry, *prelude), timeout_s=10)
     assert verdict.status == "passed", f"{name}: {verdict}"
 
 

@@ -4,6 +4,7 @@ The tests are MBPP-shaped (`assert add(1, 2) == 3`, `set(...)`, `math.isclose`,
 `assert f(x)`, `assert not f(x)`). Every program here is wrong: it returns 0,
 or nothing useful, and tries to make the grader believe otherwise. Each row is
 one way to cheat; a pass would be a hole in `verifiers/code/grader.py` or the sandbox.
+The red team's second round (F1-F7, interference) is `test_attack_classes.py`.
 """
 
 from __future__ import annotations

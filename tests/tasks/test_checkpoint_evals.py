@@ -1,5 +1,6 @@
-"""Evaluations beside training (`tasks/checkpoint_evals.py`): as many at once as there are slots, their task
-runs the flow run's own, and a failed one reported, never raised."""
+"""Evaluations beside training (`tasks/checkpoint_evals.py`): as many at once as the device plan gives them
+devices, their task runs the flow run's own, a failed one reported, never raised, and one without a device
+waiting (and saying so) until training ends."""
 
 from __future__ import annotations
 
@@ -10,50 +11,58 @@ import threading
 import pytest
 from prefect import flow, task
 
-from tasks.checkpoint_evals import BACKGROUND_NICE, ConcurrentEvals, eval_cpu_threads, eval_slots, training_gpus
+from rlvr_core.config import load_config
+from rlvr_core.devices import DeviceQueue, plan_devices, topology
+from tasks.checkpoint_evals import BACKGROUND_NICE, ConcurrentEvals, eval_cpu_threads
 
 BARRIER_TIMEOUT_S = 60
 
 
-def _evaluations(slots: int, labels: list[str]):
+def devices(config: str, gpus: list[int]) -> DeviceQueue:
+    """The queue of a run of `config` on nodes with `gpus` GPUs each (a simulated topology: no GPU here)."""
+    return DeviceQueue(plan_devices(load_config(config), topology.given(gpus)))
+
+
+def _evaluations(queue: DeviceQueue, labels: list[str]):
     """A flow that submits one evaluation task per label; each waits at a barrier of len(labels) parties, so
     they only all finish if they ran at the same time."""
     barrier = threading.Barrier(len(labels), timeout=BARRIER_TIMEOUT_S)
 
     @task(name="evaluate-at-barrier")
-    def evaluate(label: str) -> tuple[str, str | None]:
+    def evaluate(label: str, device: dict) -> tuple[str, str | None, int]:
         from prefect.runtime import flow_run, task_run
 
         barrier.wait()
-        return flow_run.id, task_run.id
+        return flow_run.id, task_run.id, device["gpu"]
 
     @flow(name="evals-parent")
     def parent() -> tuple[dict, list, str]:
         from prefect.runtime import flow_run
 
-        with ConcurrentEvals(lambda label: evaluate(label), slots) as evals:
+        with ConcurrentEvals(lambda label, device: evaluate(label, device), queue) as evals:
             for label in labels:
                 evals.submit(label)
             return (*evals.wait(), flow_run.id)
     return parent
 
 
-def test_evaluations_run_side_by_side_as_task_runs_of_the_flow_run(prefect_harness: str) -> None:
-    runs, failed, parent_id = _evaluations(2, ["step-000050", "base"])()
+def test_evaluations_run_side_by_side_on_the_plans_gpus_as_task_runs_of_the_flow_run(prefect_harness: str) -> None:
+    runs, failed, parent_id = _evaluations(devices("tiny-arith", [2]), ["step-000050", "base"])()  # CPU training
     assert set(runs) == {"step-000050", "base"} and failed == []
-    assert [flow_run for flow_run, _ in runs.values()] == [parent_id, parent_id]
-    assert all(task_run is not None for _, task_run in runs.values()), "each evaluation is a task run"
+    assert [flow_run for flow_run, _, _ in runs.values()] == [parent_id, parent_id]
+    assert all(task_run is not None for _, task_run, _ in runs.values()), "each evaluation is a task run"
+    assert sorted(gpu for _, _, gpu in runs.values()) == [0, 1], "each on its own GPU"
 
 
 def test_a_failed_evaluation_is_reported_and_the_others_complete(prefect_harness: str) -> None:
-    def evaluate(label: str, model: str) -> str:
+    def evaluate(label: str, model: str, device: None) -> str:
         if label.startswith("bad"):
             raise ValueError(f"{model} cannot be evaluated")
         return model
 
     @flow(name="evals-parent-alone")
     def parent() -> tuple[dict, list]:
-        with ConcurrentEvals(evaluate, 1) as evals:
+        with ConcurrentEvals(evaluate, devices("tiny-arith", [0])) as evals:
             for label in ("bad-step", "step-000050", "step-000090"):
                 evals.submit(label, f"checkpoints/{label}")
             return evals.wait()
@@ -65,12 +74,12 @@ def test_a_failed_evaluation_is_reported_and_the_others_complete(prefect_harness
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priority is Linux's")
 def test_evaluations_run_at_background_priority_and_leave_the_flow_runs_own_alone(prefect_harness: str) -> None:
-    def priority(*_: object) -> int:
+    def priority(*_: object, **__: object) -> int:
         return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
     @flow(name="evals-parent-nice")
     def parent() -> tuple[dict, int]:
-        with ConcurrentEvals(priority, 1) as evals:
+        with ConcurrentEvals(priority, devices("tiny-arith", [0])) as evals:
             evals.submit("base")
             return evals.wait()[0], priority()
 
@@ -79,26 +88,36 @@ def test_evaluations_run_at_background_priority_and_leave_the_flow_runs_own_alon
     assert evaluations == {"base": max(BACKGROUND_NICE, before)} and own == before
 
 
-@pytest.mark.parametrize("usable,training,ray,slots", [
-    (0, 0, False, 1),       # CPU: one at a time
-    (8, 2, False, 6),       # a split run holds 2 of 8 GPUs
-    (2, 2, False, 1),       # nothing spare: still one (it waits for a GPU in placement)
-    (8, 2, True, 1),        # Ray spreads each evaluation's benchmarks itself
-])
-def test_slots_are_the_devices_training_leaves_free(monkeypatch, usable, training, ray, slots) -> None:
-    if ray:
-        monkeypatch.setenv("RLVR_RAY_ADDRESS", "auto")
-    else:
-        monkeypatch.delenv("RLVR_RAY_ADDRESS", raising=False)
-    assert eval_slots(usable, training) == slots
+def test_with_every_gpu_training_an_evaluation_waits_says_so_and_runs_once_training_ends(prefect_harness: str,
+                                                                                          caplog) -> None:
+    started = threading.Event()
+
+    def evaluate(label: str, device: dict) -> int:
+        started.set()
+        return device["gpu"]
+
+    @flow(name="evals-parent-waiting")
+    def parent() -> tuple[bool, dict, list]:
+        with ConcurrentEvals(evaluate, devices("gsm8k", [2])) as evals:  # GPU 0 trains, GPU 1 generates
+            evals.submit("base")
+            ran_early = started.wait(timeout=3)
+            evals.training_ended()
+            return (ran_early, *evals.wait())
+
+    ran_early, summaries, failed = parent()
+    assert not ran_early and summaries == {"base": 0} and failed == []
+    assert "base is waiting for a device: the device plan gives evaluations no GPU while training runs" in caplog.text
 
 
-def test_a_run_holds_its_trainer_and_each_rollout_gpu_unless_colocated() -> None:
-    from rlvr_core.config import load_config
+def test_an_evaluation_waiting_for_a_device_is_dropped_when_the_run_fails(prefect_harness: str) -> None:
+    @flow(name="evals-parent-failing")
+    def parent() -> None:
+        with ConcurrentEvals(lambda label, device: device, devices("gsm8k", [2])) as evals:
+            evals.submit("base")
+            raise RuntimeError("training failed")
 
-    assert training_gpus(load_config("tiny-arith")) == 0
-    assert training_gpus(load_config("gsm8k")) == 2
-    assert training_gpus(load_config("gsm8k", ["training.generation_backend=hf"])) == 1
+    with pytest.raises(RuntimeError, match="training failed"):  # and does not hang on the waiting evaluation
+        parent()
 
 
 @pytest.mark.parametrize("cores,overrides,usable_gpus,threads", [
@@ -110,7 +129,5 @@ def test_a_run_holds_its_trainer_and_each_rollout_gpu_unless_colocated() -> None
 ])
 def test_an_evaluation_beside_cpu_training_takes_the_cores_training_leaves(monkeypatch, cores, overrides,
                                                                           usable_gpus, threads) -> None:
-    from rlvr_core.config import load_config
-
     monkeypatch.setattr("os.cpu_count", lambda: cores)
     assert eval_cpu_threads(load_config("tiny-arith", overrides), usable_gpus) == threads

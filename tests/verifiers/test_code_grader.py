@@ -1,30 +1,43 @@
-"""The grader's own logic, without a sandbox: which names are the program's, and what a reply may contain."""
+"""The grader's own logic, without a sandbox: which names are the program's, and how a test is compiled."""
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
-from rlvr_core.verifiers.code.grader import MAX_DEPTH, BadValue, Remote, _Connection, plan_tests
+from rlvr_core.verifiers.code.calls import write_back
+from rlvr_core.verifiers.code.eager import Failed, Speculation, compile_test, runtime
+from rlvr_core.verifiers.code.grader import plan_tests
+from rlvr_core.verifiers.code.reference import trusted_parts
 
 
 @pytest.mark.parametrize(
-    ("tests", "setup", "entry", "program", "modules"),
+    ("tests", "setup", "entry", "entries", "modules", "stdlib"),
     [
-        (("assert add(1, 2) == 3",), "", "add", {"add"}, set()),
-        (("assert math.isclose(area(1), 3.14, rel_tol=0.01)",), "", "area", {"area"}, {"math"}),
-        (("assert set(common(a, b)) == set((4, 5))",), "a = (1, 4)\nb = (4, 5)", "common", {"common", "a", "b"}, set()),
-        (("assert all(f(i) == 2 * i for i in range(3))",), "", None, {"f"}, set()),  # `i` is the test's own
-        (("assert max(3) == 3",), "", "max", {"max"}, set()),  # the entry wins over a builtin of that name
-        (("assert sorted(f([2, 1])) == [1, 2]",), "", None, {"f"}, set()),  # a builtin stays the real one
-        (("assert heapq([3]) == [3]",), "", None, {"heapq"}, set()),  # a module name used bare is the program's
-        (("assert f(re.compile('a')) == 1",), "", None, {"f"}, {"re"}),
+        (("assert add(1, 2) == 3",), "", "add", {"add"}, set(), set()),
+        (("assert math.isclose(area(1), 3.14, rel_tol=0.01)",), "", "area", {"area"}, {"math"}, set()),
+        (("assert set(common(a, b)) == set((4, 5))",), "a = (1, 4)\nb = (4, 5)", None, {"common"}, set(), set()),
+        (("assert all(f(i) == 2 * i for i in range(3))",), "", None, {"f"}, set(), set()),  # `i` is the test's own
+        (("assert max(3) == 3",), "", "max", {"max"}, set(), set()),  # a declared entry wins over a builtin
+        (("assert sum(10, 15) == 6",), "", ("sum",), {"sum"}, set(), set()),
+        (("assert sorted(f([2, 1])) == [1, 2]",), "", None, {"f"}, set(), set()),  # a builtin stays the real one
+        (("assert heapq([3]) == [3]",), "", None, {"heapq"}, set(), set()),  # a module name used bare is the program's
+        (("assert isclose(f(1), 2.0)",), "", None, {"f"}, set(), {"isclose"}),  # stdlib names never the program's
+        (("assert f('aab') == Counter('aab')",), "", "f", {"f"}, set(), {"Counter"}),
+        (("assert f(x) == 1",), "x = 1", ("f", "g"), {"f", "g"}, set(), set()),  # declared entries, all of them
     ],
-    ids=["plain", "stdlib-module", "setup-names", "comprehension", "entry-shadows-builtin", "builtin", "bare-module-name",
-         "module-attribute"],
+    ids=["plain", "stdlib-module", "setup-names-are-trusted", "comprehension", "entry-shadows-builtin", "builtin-named-entry",
+         "builtin", "bare-module-name", "isclose", "counter", "several-entries"],
 )
-def test_names_are_split_between_the_program_and_this_process(tests, setup, entry, program, modules) -> None:
+def test_names_are_split_between_the_program_and_this_process(tests, setup, entry, entries, modules, stdlib) -> None:
     plan = plan_tests(tests, setup, entry)
-    assert plan.program_names == program and plan.modules == modules
+    assert (plan.entries, plan.modules, plan.stdlib_names) == (entries, modules, stdlib)
+
+
+def test_classes_of_the_prelude_and_setup_are_the_trusted_ones() -> None:
+    plan = plan_tests(("assert f(Pair(1, 2)) == 1",), "class Node:\n    pass", "f", "class Pair:\n    pass")
+    assert plan.trusted_classes == {"Pair", "Node"} and plan.entries == {"f"}
 
 
 def test_asserts_are_compiled_to_a_check_that_python_O_cannot_drop() -> None:
@@ -37,108 +50,76 @@ def test_a_test_that_does_not_parse_is_named() -> None:
         plan_tests(("assert f(1) == 1", "assert f(1 =="), "", "f")
 
 
-class _NoSession:
-    def request(self, message):  # pragma: no cover - decoding never talks to the program
-        raise AssertionError("no request expected")
+def test_the_reference_solution_gives_the_entries_and_a_guarded_prelude() -> None:
+    reference = ("import math\r\nfrom collections import Counter\r\nLIMIT = 10\r\nclass Pair(object):\r\n    pass\r\n"
+                 "def helper(x):\r\n    return x\r\ndef sum(a, b):\r\n    return helper(a) + b\r\nprint('side effect')\r\n")
+    entries, prelude = trusted_parts(reference)
+    assert entries == ("helper", "sum")
+    namespace: dict = {}
+    exec(prelude, namespace)  # noqa: S102 - the test's own string
+    assert {"math", "Counter", "LIMIT", "Pair"} <= set(namespace) and "print" not in prelude
+    assert trusted_parts("def broken(:") == ((), "")
 
 
-def _decode(obj):
-    return _Connection(_NoSession()).decode(obj, [0])
+# --- eager branches: Python's results, with every operand evaluated ---------------------------------------
+def run(source: str, names: dict) -> list:
+    """Run a compiled test; returns the order in which `f` was called."""
+    calls: list = []
+
+    def f(x):
+        calls.append(x)
+        if x < 0:
+            raise ValueError(x)
+        return x
+
+    env = {"__builtins__": __builtins__, **runtime(Speculation()), "f": f, **names}
+    exec(compile_test(ast.parse(source)), env)  # noqa: S102 - the test's own string
+    return calls
 
 
-@pytest.mark.parametrize(
-    ("wire", "value"),
-    [
-        (["i", "0x2a"], 42), (["i", "-0x1"], -1), (["f", "0x1.8000000000000p+0"], 1.5), (["f", "nan"], None),
-        (["c", "0x1p+0", "-0x1p+1"], 1 - 2j), ("é", "é"), (["b", "00ff"], b"\x00\xff"), (["ba", "61"], bytearray(b"a")),
-        (["l", [["i", "0x1"], None, True]], [1, None, True]), (["t", []], ()), (["s", [["i", "0x1"]]], {1}),
-        (["fs", ["a"]], frozenset({"a"})), (["d", [[["t", [["i", "0x1"]]], "x"]]], {(1,): "x"}),
-    ],
-)
-def test_plain_values_decode_to_builtin_types(wire, value) -> None:
-    decoded = _decode(wire)
-    if value is None:  # NaN: equal to nothing, itself included
-        assert decoded != decoded
-    else:
-        assert decoded == value and type(decoded) is type(value)
+@pytest.mark.parametrize(("source", "calls"), [
+    ("assert f(1) or f(-1)", [1, -1]),  # f(-1) raised, but Python would not have reached it
+    ("assert f(0) or f(2)", [0, 2]),
+    ("assert f(2) if f(1) else f(-1)", [1, 2, -1]),
+    ("assert not (f(0) and f(-1))", [0, -1]),
+    ("assert f(1) < f(2) < f(3)", [1, 2, 3]),
+    ("assert not (f(3) < f(2) < f(-1))", [3, 2, -1]),
+    ("assert not all(f(i) for i in (1, 0, 2))", [1, 0, 2]),  # all() stopped at 0 in Python
+    ("assert any(f(i) for i in (0, 1, 2))", [0, 1, 2]),
+    ("assert f(1) == 1, f(5)", [1]),  # the message never runs: it would only on failure
+], ids=["or", "or-second", "if", "and", "chain", "chain-false", "all", "any", "message"])
+def test_branches_evaluate_every_operand_and_keep_pythons_result(source: str, calls: list) -> None:
+    assert run(source, {}) == calls
 
 
-@pytest.mark.parametrize(
-    "wire",
-    [
-        ["x", "0x1"], ["i", "12z"], ["i", 5], ["i", "0x" + "f" * 200_000], ["f", "1" * 100], ["l", "abc"],
-        ["s", [["l", []]]], ["d", [["a"]]], ["h", "0", "x"], 3, 1.5, {"a": 1}, [], ["t", [["i", "0x1"]], "extra"],
-    ],
-    ids=["unknown-tag", "bad-hex", "int-not-text", "int-too-long", "float-too-long", "list-not-list", "unhashable-set-member",
-         "malformed-dict", "handle-id-not-int", "bare-json-int", "bare-json-float", "json-object", "empty-list", "extra-field"],
-)
-def test_anything_else_in_a_reply_is_rejected(wire) -> None:
-    with pytest.raises(BadValue):
-        _decode(wire)
+@pytest.mark.parametrize("source", ["assert f(0) and f(-1)", "assert f(-1) or f(1)", "assert f(1) < f(-1)",
+                                    "assert (f(-1) if f(1) else f(2))"])
+def test_an_exception_python_would_reach_is_still_raised(source: str) -> None:
+    with pytest.raises((ValueError, Failed)):
+        run(source, {})
 
 
-def test_a_value_nested_too_deeply_is_rejected() -> None:
-    wire: list = ["i", "0x0"]
-    for _ in range(MAX_DEPTH + 2):
-        wire = ["l", [wire]]
-    with pytest.raises(BadValue, match="levels"):
-        _decode(wire)
+def test_a_false_assert_raises_failed() -> None:
+    with pytest.raises(Failed):
+        run("assert f(0)", {})
 
 
-def test_a_handle_is_equal_only_to_itself_and_refuses_dunders() -> None:
-    handle = _decode(["h", 0, "Anything"])
-    assert isinstance(handle, Remote)
-    assert handle == handle and handle != _decode(["h", 0, "Anything"]) and handle != 0 and not (handle == [])
-    with pytest.raises(AttributeError):
-        handle.__array_interface__  # noqa: B018
+def test_a_test_with_an_assignment_expression_keeps_its_semantics() -> None:
+    assert run("assert (y := f(2)) == 2 and y == 2", {}) == [2]
 
 
-def test_arguments_are_sent_as_data_or_by_reference() -> None:
-    conn = _Connection(_NoSession())
-    remote = Remote(conn, ["g", "Pair"], "Pair")
-    assert conn.encode([1, "a", (2.0,), {3}, remote]) == ["l", [["i", "0x1"], "a", ["t", [["f", "0x1.0000000000000p+1"]]],
-                                                                ["s", [["i", "0x3"]]], ["g", "Pair"]]]
-    with pytest.raises(TypeError, match="cannot be sent"):
-        conn.encode(lambda x: x)
-
-
-def test_what_the_sandboxed_harness_encodes_decodes_to_builtin_types() -> None:
-    """The two ends of the wire format agree; subclasses arrive as their base type, objects as handles."""
-    import collections
-    import enum
-
-    from rlvr_core.sandbox import harness
-
-    class Color(enum.IntEnum):
-        RED = 1
-
-    class Loud(list):
-        def __eq__(self, other):
-            return True
-
-    point = collections.namedtuple("Point", "x y")(1, 2)
-    value = [Color.RED, Loud([1]), collections.Counter("aab"), point, {frozenset({1}): b"x"}, 10**400, 2.5, True, None, object()]
-    handles: dict = {}
-    decoded = _decode(harness.encode(value, handles))
-    assert decoded[:9] == [1, [1], {"a": 2, "b": 1}, (1, 2), {frozenset({1}): b"x"}, 10**400, 2.5, True, None]
-    assert [type(v) for v in decoded[:4]] == [int, list, dict, tuple]
-    assert isinstance(decoded[9], Remote) and list(handles) == [0]
-
-
-@pytest.mark.parametrize(
-    ("tests", "setup", "prefetched"),
-    [
-        (("assert add(1, 2) == 3", "assert add(-1, 1) == 0"), "", [("add", (1, 2), ()), ("add", (-1, 1), ())]),
-        (("assert math.isclose(f(1.5), 2.0, rel_tol=0.01)",), "", [("f", (1.5,), ())]),
-        (("assert f(1) or f(2)",), "", []),  # f(2) may not run
-        (("assert all(f(i) for i in range(3))",), "", []),  # runs three times
-        (("assert f(x) == 1", "assert f(2) == 2"), "x = 1", []),  # a prefix only: the first test needs a request
-        (("assert f(2) == 2", "assert f(x) == 1"), "x = 1", [("f", (2,), ())]),
-        (("assert f(2) == 2",), "y = f(1)", []),  # setup calls the program: order would change
-        (("assert max_chain_length([Pair(5, 24)], 4) == 3",), "", []),  # arguments built by the program
-    ],
-    ids=["literals", "inside-a-builtin-call", "short-circuit", "comprehension", "prefix-stops", "prefix-kept",
-         "setup-calls-program", "program-objects"],
-)
-def test_calls_with_literal_arguments_are_prefetched_in_order(tests, setup, prefetched) -> None:
-    assert list(plan_tests(tests, setup, None).prefetch) == prefetched
+# --- arguments changed in place ----------------------------------------------------------------------
+def test_write_back_changes_the_tests_objects_in_place_and_keeps_their_aliases() -> None:
+    inner = [1]
+    outer = {"a": inner, "b": [2]}
+    write_back(outer, {"a": [1, 2], "c": 3})
+    assert outer == {"a": [1, 2], "c": 3} and outer["a"] is inner
+    items = [3, 1, 2]
+    write_back(items, [1, 2])
+    assert items == [1, 2]
+    values = {1}
+    write_back(values, {2, 3})
+    assert values == {2, 3}
+    frozen = (1, 2)
+    write_back(frozen, (3,))
+    assert frozen == (1, 2)

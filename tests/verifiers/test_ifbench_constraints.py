@@ -6,18 +6,15 @@ import pytest
 
 from rlvr_core.verifiers.ifbench import CONSTRAINTS
 
-MISSING = {
-    "ratio:stop_words", "ratio:overlap", "words:start_verb", "count:pronouns", "words:odd_even_syllables",
-    "format:emoji", "format:title_case", "words:keywords_specific_position", "words:words_position",
-}
+MISSING = {"ratio:stop_words", "words:start_verb", "words:odd_even_syllables", "format:emoji"}
 
 
 def check(constraint_id: str, text: str, **kwargs) -> bool:
     return CONSTRAINTS[constraint_id](text, **kwargs)
 
 
-def test_49_of_58_ids_registered() -> None:
-    assert len(CONSTRAINTS) == 49
+def test_54_of_58_ids_registered() -> None:
+    assert len(CONSTRAINTS) == 54
     assert not MISSING & set(CONSTRAINTS)
 
 
@@ -183,6 +180,8 @@ def test_no_constraint_raises_on_odd_text(cid: str, text: str) -> None:
         "format:options": {"options": "yes/no"}, "format:list": {"sep": "-"},
         "repeat:repeat_change": {"prompt_to_repeat": "a b"},
         "repeat:repeat_span": {"prompt_to_repeat": "a b c", "n_start": 0, "n_end": 1},
+        "count:pronouns": {"N": 1}, "words:keywords_specific_position": {"keyword": "x", "n": 1, "m": 1},
+        "words:words_position": {"keyword": "x"}, "ratio:overlap": {"reference_text": "a b c d", "percentage": 50},
     }.get(cid, {})
     assert isinstance(check(cid, text, **kwargs), bool)
 
@@ -214,3 +213,50 @@ def test_where_the_reference_would_raise_the_check_returns_false() -> None:
     assert not check("sentence:increment", "... !!!", small_n=1)
     header = '"StudentID"\t"Subject"\t"Grade"\t"Semester"\t"Score"\n'
     assert not check("custom:csv_quotes", header + "\n".join(['"1"\t \t"A"\t"F"\t"9"'] * 3))  # blank field
+
+
+@pytest.mark.parametrize(
+    ("cid", "text", "kwargs", "expected"),
+    [
+        # issue 28 (IFBench sentences are NLTK Punkt's, as the reference's nltk.sent_tokenize; a regex split them apart)
+        ("sentence:keyword", "It starts at 5 p.m. today. Then we go.", {"word": "then", "N": 2}, True),  # "p.m. today"
+        ("sentence:keyword", "Jan. 5 is a date. Feb. 6 too.", {"word": "Feb", "N": 2}, True),  # "Jan." is no end
+        ("sentence:keyword", "Wait... what? Yes!", {"word": "yes", "N": 2}, True),  # "Wait... what?" is one
+        ("sentence:keyword", "First, e.g. this one. And that.", {"word": "this", "N": 2}, True),  # Punkt ends at "e.g."
+        ("sentence:keyword", "The U.K. and the E.U. met. Talks began.", {"word": "met", "N": 2}, True),
+        ("sentence:increment", "A. B. C.", {"small_n": 1}, True),  # Punkt: "A." then "B. C." (1 word, then 2)
+        ("ratio:sentence_type", "It is 5 p.m. now. Is it late? We stay.", {}, True),  # 2 declarative, 1 question
+        ("ratio:sentence_balance", "Wait... what? Yes! Fine.", {}, True),  # one of each end
+        # issue 28 (IFBench word counts use the `regex` engine: combining marks stay inside a word)
+        ("count:word_count_range", "नमस्ते दुनिया यह हिंदी है", {"min_words": 5, "max_words": 5}, True),  # Hindi
+        ("count:word_count_range", "வணக்கம் உலகம் இது தமிழ்", {"min_words": 4, "max_words": 4}, True),  # Tamil
+        ("count:word_count_range", "café naïve résumé", {"min_words": 3, "max_words": 3}, True),
+    ],
+)
+def test_sentences_and_words_as_the_reference_splits_them(cid: str, text: str, kwargs: dict, expected: bool) -> None:
+    assert check(cid, text, **kwargs) is expected
+
+
+@pytest.mark.parametrize(
+    ("cid", "text", "kwargs", "expected"),
+    [
+        # the ids that need NLTK's word tokens (allenai/IFBench instructions.py at 1d62c1d6)
+        ("count:pronouns", "She/her pronouns: they told us.", {"N": 4}, True),  # "she", "her", "they", "us"
+        ("count:pronouns", "Cats nap.", {"N": 1}, False),
+        ("format:title_case", "The Quick Brown Fox, A Story.", {}, True),
+        ("format:title_case", "The quick Brown Fox.", {}, False),  # "quick" is lowercase
+        ("format:title_case", "The iPHONE Story", {}, False),  # lowercase then capitals
+        ("format:title_case", "The 3rd Story", {}, True),  # a token that starts with a digit is skipped
+        ("words:keywords_specific_position", "One two. Then we, again, ran home.", {"keyword": "again", "n": 2, "m": 3}, True),
+        ("words:keywords_specific_position", "One two. Then we ran.", {"keyword": "ran", "n": 3, "m": 1}, False),
+        ("words:words_position", "The apple fell near the apple tree, apple!", {"keyword": "apple"}, False),
+        ("words:words_position", "The apple fell near the apple.", {"keyword": "apple"}, False),  # 2nd-to-last is "the"
+        ("words:words_position", "I apple you apple dog.", {"keyword": "apple"}, True),  # the final "." is dropped
+        ("ratio:overlap", "the cat sat on the mat", {"reference_text": "the cat sat on the mat", "percentage": 100}, True),
+        ("ratio:overlap", "the cat sat on the rug", {"reference_text": "the cat sat on the mat", "percentage": 75}, True),
+        ("ratio:overlap", "the cat sat on the rug", {"reference_text": "the cat sat on the mat", "percentage": 50}, False),
+        ("ratio:overlap", "two words", {"reference_text": "two words", "percentage": 100}, False),  # no trigram
+    ],
+)
+def test_word_token_constraints(cid: str, text: str, kwargs: dict, expected: bool) -> None:
+    assert check(cid, text, **kwargs) is expected

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.verifiers.base import verify
 from rlvr_core.verifiers.ifeval import INSTRUCTIONS, check_each
 from rlvr_core.verifiers.ifeval.splitting import MAX_BREAK_CANDIDATES

@@ -74,13 +74,29 @@ def test_malformed_ground_truth_names_the_problem(answer: str, message: str) -> 
 
 
 def test_language_detection_is_deterministic() -> None:
-    from rlvr_core.verifiers.ifeval.text import detect_language
+    from rlvr_core.verifiers.ifeval.language import detect_language
 
     detect_language.cache_clear()
     text = "Ciao, come stai? Tutto bene qui."
     first = detect_language(text)
     detect_language.cache_clear()
     assert detect_language(text) == first
+
+
+def test_mixed_language_text_is_what_langdetect_says_not_english_by_its_function_words() -> None:
+    """issue 28: a quick English test called this German text English (half its words are English function words)."""
+    from rlvr_core.verifiers.ifeval import INSTRUCTIONS
+
+    text = "Ich habe in the Garten gesehen and it was so schoen, aber die Kinder are not here."
+    assert INSTRUCTIONS["language:response_language"](text, language="de")
+    assert not INSTRUCTIONS["language:response_language"](text, language="en")
+
+
+def test_text_langdetect_cannot_read_follows_no_language_instruction() -> None:
+    """The documented safer rule: the reference passes digits-only text as any language; we fail it."""
+    from rlvr_core.verifiers.ifeval import INSTRUCTIONS
+
+    assert not INSTRUCTIONS["language:response_language"]("12345 !!!", language="fr")
 
 
 def test_check_each_keeps_ground_truth_faults_apart_from_failures() -> None:

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.verifiers import verify
 from rlvr_core.verifiers.math.extract import extract_answer
 
@@ -124,6 +124,14 @@ HUGE = {
     "units in a box": "\\boxed{1" + " cm" * (N // 3) + "}",
     "text commands": "\\text{" * (N // 6),
     "unicode digits": "\u0665" * N,
+    # issue 28: the commitment checks read bounded windows around the answer
+    "hedges after a box": "\\boxed{5}" + " or maybe 7" * (N // 11),
+    "explanation dots after ####": "#### 5 or" + " ." * (N // 2),
+    "strike-through marks": "~~" * (N // 2) + "\\boxed{5}",
+    "value words before a box": "minus " * (N // 6) + "\\boxed{5}",
+    "question marks": "5? " * (N // 3),
+    "repeating decimal dots": "0." + "3" * N + "\\ldots",
+    "percent signs": "\\boxed{5" + "\\%" * (N // 2) + "}",
 }
 
 

@@ -20,8 +20,11 @@ How a case becomes a (completion, Problem.answer) pair, stored in the row as
 
 Rows where we disagree carry `disagree` with the reason and run as strict
 `xfail`; `tests/golden/math.jsonl` (hand labels) is the arbiter when the two
-sets pull apart. Targets: agreement >= 95% and no false positive (we reward a
-case labelled 0) at all.
+sets pull apart. Rows marked `deviation` are deliberate: a later issue
+decided against Math-Verify's label (issue 28: a false chain such as
+`x = 5+5+1 = 7 = 11` is wrong, not its last side). Targets: agreement >= 95%
+on the rows without a deliberate deviation, and no false positive (we reward
+a case labelled 0) at all.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from pathlib import Path
 
 import pytest
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.verifiers.math.extract import extract_answer
 from rlvr_core.verifiers.math.scan import math_spans
 from rlvr_core.verifiers.math.verifier import MathVerifier
@@ -74,7 +77,7 @@ def completion_for(pred: str) -> str:
 def answer_for(gold: str) -> str:
     if is_bare(gold):
         return gold.strip()
-    found = extract_answer(gold)
+    found = extract_answer(gold, trusted=True)
     return found[0] if found else gold.strip()
 
 
@@ -105,14 +108,34 @@ def test_agrees_with_math_verify_label(row: dict) -> None:
 
 
 def test_agreement_and_no_false_positive() -> None:
-    """>= 95% agreement with Math-Verify's labels, and never a reward on a case labelled 0."""
+    """>= 95% agreement with Math-Verify's labels (deliberate deviations aside), and never a reward on a case labelled 0."""
     table = rows()
     scores = _scores()
     agree = [r for r in table if (scores[r["id"]].status == "correct") == bool(r["label"])]
     false_positives = [r["id"] for r in table if scores[r["id"]].status == "correct" and not r["label"]]
     disagreements = sorted(r["id"] for r in table if r not in agree)
-    print(f"\nMath-Verify cases: {len(agree)}/{len(table)} agree ({len(agree) / len(table):.1%}), "
-          f"false positives {len(false_positives)}, disagreements {disagreements}")
+    compared = [r for r in table if not r.get("deviation")]
+    agree_compared = [r for r in compared if r in agree]
+    print(f"\nMath-Verify cases: {len(agree)}/{len(table)} agree ({len(agree) / len(table):.1%}); "
+          f"{len(agree_compared)}/{len(compared)} ({len(agree_compared) / len(compared):.1%}) without the "
+          f"{len(table) - len(compared)} deliberate deviations; false positives {len(false_positives)}, "
+          f"disagreements {disagreements}")
     assert false_positives == []
-    assert len(agree) / len(table) >= 0.95
+    assert len(agree_compared) / len(compared) >= 0.95
     assert disagreements == sorted(r["id"] for r in table if r.get("disagree")), "the table's `disagree` marks are stale"
+
+
+def test_the_bare_prediction_as_the_whole_completion_agrees_as_often() -> None:
+    """Each prediction as the whole completion, not wrapped in a box: >= 90% agreement and no false positive.
+
+    A model's answer is often the bare expression ("(x-2)(x+2)", "x \\in [-2, 7]"),
+    so the bare reading must be as good as the boxed one (issue 28: 51% before).
+    """
+    verifier = MathVerifier()
+    table = [r for r in rows() if r["call"] != "parse(pred, [config]) == expected"]
+    scores = {r["id"]: verifier.verify(r["pred"], Problem(r["id"], "math-verify", "", r["answer"], "math")) for r in table}
+    agree = [r for r in table if (scores[r["id"]].status == "correct") == bool(r["label"])]
+    false_positives = [r["id"] for r in table if scores[r["id"]].status == "correct" and not r["label"]]
+    print(f"\nbare predictions: {len(agree)}/{len(table)} agree ({len(agree) / len(table):.1%})")
+    assert false_positives == []
+    assert len(agree) / len(table) >= 0.90

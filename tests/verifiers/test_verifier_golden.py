@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.verifiers import Score, VerifierPool
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.verifiers import Score, VerifierPool, get_verifier, verify, verify_batch
 
 MATH = Problem("m1", "t", "2+2?", "4", "math")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.data.source import Source
 
 SEED = 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.data.source import Row, RowContext, SkipRow, Source, list_field, text_field
 
 

@@ -6,7 +6,7 @@ verifier parses; it is kept unchanged. Only a "train" split exists.
 
 from __future__ import annotations
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.data.source import Row, RowContext, Source, text_field, user_prompt
 
 

@@ -1,22 +1,31 @@
 """`google-research-datasets/mbpp`: short Python tasks checked by assert lines.
 
-Config "full" (default) has `text`, `test_list`, `test_setup_code`;
-"sanitized" has `prompt`, `test_list`, `test_imports` — both normalise to the
-code answer JSON {"tests": [...], "setup": "...", "entry": null}.
+Config "full" (default) has `text`, `test_list`, `challenge_test_list`,
+`test_setup_code`; "sanitized" has `prompt`, `test_list`, `test_imports` —
+both normalise to the code answer JSON (`verifiers/code/verifier.py`):
+"tests" the official asserts, "challenge" MBPP's challenge asserts, "entry"
+and "prelude" what the reference solution says about trusted names
+(`verifiers/code/reference.py`), and, once cached, "hidden" asserts
+generated from the reference solution (`verifiers/code/hidden.py`; stored
+with the dataset in the store, its manifest recording the generator version,
+the count and the problems whose reference fails its own tests).
 
 A task is shown with its first three asserts (lm-eval's `mbpp` wording, used
 by the benchmark prompt and by training prompts alike): the task text alone
 does not say what the function is called, and the asserts call it by name.
-Completions end at `[DONE]`.
+Those asserts are all of a row's official tests, which is why training
+grades on the challenge and hidden ones too. Completions end at `[DONE]`.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from typing import Any
 
-from rlvr_core.data.schema import Problem
-from rlvr_core.data.source import Row, RowContext, SkipRow, Source, list_field, text_field
-
+from rlvr_core.problem import Problem
+from rlvr_core.data.source import Derivation, Row, RowContext, SkipRow, Source, list_field, text_field
+from rlvr_core.verifiers.code.reference import trusted_parts
 
 DONE = "[DONE]"
 SHOWN_TESTS = 3
@@ -28,8 +37,13 @@ def task_with_tests(text: str, tests: list[str]) -> str:
 
 
 def prompt_text(problem: Problem) -> str:
-    """What fills a training template's `{prompt}`: the task and its asserts."""
+    """What fills a training template's `{prompt}`: the task and its official asserts (never the others)."""
     return task_with_tests(problem.prompt, json.loads(problem.answer)["tests"])
+
+
+def official_tests_only(problem: Problem) -> Problem:
+    """The problem graded on the benchmark's official asserts alone (the number comparable with others)."""
+    return replace(problem, answer=json.dumps({**json.loads(problem.answer), "grade_on": "official"}))
 
 
 def normalise(row: Row, ctx: RowContext) -> Problem:
@@ -41,15 +55,35 @@ def normalise(row: Row, ctx: RowContext) -> Problem:
     if not tests:
         raise SkipRow("no non-empty assert in 'test_list'")
     setup = row.get("test_setup_code") or "\n".join(row.get("test_imports") or [])
-    answer = json.dumps({"tests": tests, "setup": setup, "entry": None})
+    answer: dict[str, Any] = {"tests": tests, "setup": setup, "entry": None}
+    entries, prelude = trusted_parts(row["code"]) if row.get("code") else ((), "")
+    if entries:
+        answer["entry"] = list(entries)
+    if prelude:
+        answer["prelude"] = prelude
+    challenge = [t for t in row.get("challenge_test_list") or [] if isinstance(t, str) and t.strip()]
+    if challenge:
+        answer["challenge"] = challenge
     return Problem(
         id=str(task_id),
         source=ctx.source,
         prompt=prompt,
-        answer=answer,
+        answer=json.dumps(answer),
         verifier="code",
         extra={"reference_code": row["code"]} if row.get("code") else {},
     )
+
+
+def _hidden_version() -> dict[str, Any]:
+    from rlvr_core.verifiers.code.hidden import derivation_version
+
+    return derivation_version()
+
+
+def _add_hidden(problems: list[Problem]) -> tuple[list[Problem], dict[str, Any]]:
+    from rlvr_core.verifiers.code.hidden import add_hidden_tests
+
+    return add_hidden_tests(problems)
 
 
 MBPP = Source(
@@ -60,4 +94,5 @@ MBPP = Source(
     splits=("train", "test", "validation", "prompt"),
     prompt_text=prompt_text,
     stop=(DONE,),
+    derive=Derivation("hidden_tests", _hidden_version, _add_hidden),
 )

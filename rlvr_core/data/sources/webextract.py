@@ -1,13 +1,14 @@
 """`webextract`: offline generated web-extraction tasks (generator in `rlvr_core/envs/web/`).
 
-Splits `train` (100 tasks per archetype and difficulty) and `bench` (10 per
-archetype and difficulty, 720 in all), never sharing a seed; see
+Splits `train` (50 tasks per archetype and difficulty), `eval` (2 per cell:
+the held-out split training selects checkpoints on) and `bench` (4 per
+cell, for final numbers), never sharing a seed; see
 `rlvr_core/envs/web/dataset.py`.
 """
 
 from __future__ import annotations
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.data.source import Source
 
 
@@ -19,4 +20,4 @@ def generate(split: str) -> list[Problem]:
 
 
 WEBEXTRACT = Source(name="webextract", verifier="webextract", generate=generate,  # type: ignore[arg-type]
-                    splits=("train", "bench"))
+                    splits=("train", "eval", "bench"))

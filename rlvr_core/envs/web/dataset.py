@@ -1,42 +1,59 @@
-"""The `webextract` splits as `Problem` rows: which seeds each split uses, in which order.
+"""The `webextract` splits as `Problem` rows: which seeds each split uses, in which order, and each item's identity.
 
-Seeds: item k of a split uses seed `2k` in `train` and `2k + 1` in `bench`,
-so the two splits never share a seed (and no task: a task is a function of
-archetype, difficulty and seed). Order: k, then archetype, then difficulty,
-so the first `24 * 3` rows of a split hold one task of every archetype and
-difficulty, and `--limit` keeps the mix balanced.
+Seeds: item k of a split uses seed `3k` in `train`, `3k + 1` in `eval` and
+`3k + 2` in `bench`, so no two splits share a seed (and no task: a task is
+a function of archetype, difficulty and seed). `eval` is the held-out split
+training selects checkpoints on; `bench` is for final numbers only. Order:
+k, then archetype, then difficulty, so the first `archetypes * 3` rows of a
+split hold one task of every archetype and difficulty, and `--limit` keeps
+the mix balanced.
 
 Each row carries everything an episode and the verifier need: the prompt
 (the user message), the gold spec as JSON in `answer`, the family as
 `category`, the difficulty, and in `extra` the archetype, the seed, the
-question's parameters and the whole site (pages by path), so a cached split
-is self-contained and reproduces its episodes byte for byte.
+question's parameters, the whole site (pages by path), the generator
+version and `content_hash`: a digest of everything that makes the item what
+it is (prompt, gold spec, pages, archetype, difficulty), which reports
+compare instead of the id, so a generator change that keeps ids is not
+mistaken for the same items.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.envs.web.page import DIFFICULTIES
 from rlvr_core.envs.web.task import GENERATOR_VERSION, Task, archetypes, build_task
 
-PER_CELL = {"train": 100, "bench": 10}  # tasks per (archetype, difficulty)
+SPLITS = ("train", "eval", "bench")
+PER_CELL = {"train": 50, "eval": 2, "bench": 4}  # tasks per (archetype, difficulty)
 SOURCE = "webextract"
 
 
 def item_seed(split: str, k: int) -> int:
-    """The seed of item k: even in train, odd in bench."""
-    if split not in PER_CELL:
-        raise ValueError(f"webextract: unknown split {split!r}; choose one of {sorted(PER_CELL)}")
-    return 2 * k + (split == "bench")
+    """The seed of item k of `split`: 3k in train, 3k + 1 in eval, 3k + 2 in bench."""
+    if split not in SPLITS:
+        raise ValueError(f"webextract: unknown split {split!r}; choose one of {list(SPLITS)}")
+    return 3 * k + SPLITS.index(split)
+
+
+def content_hash(problem_fields: dict) -> str:
+    """A short stable digest of an item's defining content (see the module docstring)."""
+    payload = json.dumps(problem_fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:20]
 
 
 def to_problem(task: Task) -> Problem:
+    answer = json.dumps(task.gold_spec(), ensure_ascii=False)
+    prompt = task.prompt()
+    digest = content_hash({"prompt": prompt, "answer": answer, "site": task.site, "archetype": task.archetype,
+                           "difficulty": task.difficulty, "generator_version": GENERATOR_VERSION})
     extra = {"archetype": task.archetype, "family": task.family, "seed": task.seed, "params": task.params,
-             "site": task.site, "generator_version": GENERATOR_VERSION}
-    return Problem(id=task.id, source=SOURCE, prompt=task.prompt(), answer=json.dumps(task.gold_spec(), ensure_ascii=False),
-                   verifier="webextract", category=task.family, difficulty=task.difficulty,  # type: ignore[arg-type]
+             "site": task.site, "generator_version": GENERATOR_VERSION, "content_hash": digest}
+    return Problem(id=task.id, source=SOURCE, prompt=prompt, answer=answer, verifier="webextract",
+                   category=task.family, difficulty=task.difficulty,  # type: ignore[arg-type]
                    extra=extra)
 
 

@@ -1,12 +1,15 @@
-"""Build realistic HTML: a seeded RNG with shop-data helpers, an element writer, and a page shell with noise.
+"""Build realistic HTML: a seeded RNG with shop-data helpers, an element writer, and a page shell around the content.
 
-Every page is a full document (doctype, head with styles and analytics
-scripts, header with navigation, breadcrumb, nested layout wrappers, aside,
-footer) so the content a task asks about sits where it would on a real shop
-site. `Knobs` holds what difficulty changes in the shell: how deep the
-content is nested, how many noise blocks (cookie banners, newsletter boxes,
-related items) surround it, and whether scripts, comments and irregular
-whitespace are sprinkled in. Archetypes add their own near-miss distractors.
+Every page is a full document (doctype, head, header with navigation,
+breadcrumb, nested layout wrappers, sidebar, footer) in one of several site
+templates and class-naming styles (`chrome.py`), so the content a task asks
+about sits where it would on a real site. `Knobs` holds what difficulty
+changes in the shell: nesting depth, noise blocks (cookie banners,
+newsletter boxes, related items), scripts and comments, irregular
+whitespace, tag soup, and the page's size (bulk blocks up to ~100 KB on hard
+pages). Archetypes add their own near-miss and hidden decoys (`Rng.hide`
+picks how an element is hidden; the page's stylesheet declares the hiding
+classes from medium up).
 
 Text written by `text()` is escaped, and inline children are always separated
 from their neighbours by whitespace, so `get_text(" ")` and `get_text()` give
@@ -17,14 +20,16 @@ from __future__ import annotations
 
 import html
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from rlvr_core.envs.web import vocab
+from rlvr_core.envs.web import chrome, vocab
 
 T = TypeVar("T")
 DIFFICULTIES = ("easy", "medium", "hard")
+HIDE_METHODS = {"easy": (), "medium": ("attr", "style", "class"),
+                "hard": ("attr", "style", "important", "visibility", "class", "class")}
 
 
 class Rng(random.Random):
@@ -65,6 +70,10 @@ class Rng(random.Random):
                 out.append(value)
         return out
 
+    def hide(self, difficulty: str) -> str:
+        """How to hide a decoy at `difficulty` (for `el(..., hide=...)`); medium and hard only."""
+        return self.pick(HIDE_METHODS[difficulty] or HIDE_METHODS["medium"])
+
 
 def money(value: float, style: str = "plain") -> str:
     """A price as shops print it: plain '$1,299.00', 'code' 'USD 1299.00', or 'bare' '1299.00'."""
@@ -91,9 +100,25 @@ def attrs(**values: Any) -> str:
     return "".join(parts)
 
 
-def el(tag: str, inner: str = "", **values: Any) -> str:
-    """One element; `inner` is raw HTML (escape text with `text`). Void tags get no closing tag."""
-    if tag in ("img", "br", "hr", "input", "meta", "link", "source"):
+def _hidden_attrs(method: str, values: dict[str, Any]) -> dict[str, Any]:
+    if method == "attr":
+        return {**values, "hidden": True}
+    if method in ("style", "important", "visibility"):
+        rule = {"style": "display:none", "important": "display: none !important", "visibility": "visibility: hidden"}
+        return {**values, "style": rule[method]}
+    if method == "class":
+        hider = chrome.HIDING_CLASSES[len(str(values.get("class_", ""))) % len(chrome.HIDING_CLASSES)]
+        return {**values, "class_": f"{values.get('class_') or ''} {hider}".strip()}
+    raise ValueError(f"unknown hiding method {method!r}; one of {sorted(set(sum(HIDE_METHODS.values(), ())))}")
+
+
+def el(tag: str, inner: str = "", *, hide: str | None = None, **values: Any) -> str:
+    """One element; `inner` is raw HTML (escape text with `text`). Void tags get no closing tag.
+
+    `hide` (a method from `Rng.hide`) hides the element by the page's visibility rule."""
+    if hide:
+        values = _hidden_attrs(hide, values)
+    if tag in ("img", "br", "hr", "input", "meta", "link", "source", "embed"):
         return f"<{tag}{attrs(**values)}>"
     return f"<{tag}{attrs(**values)}>{inner}</{tag}>"
 
@@ -104,24 +129,34 @@ class Knobs:
 
     depth: int  # layout wrappers around the main content
     noise: int  # noise blocks around the content
-    scripts: bool  # inline analytics / JSON scripts and styles
+    scripts: bool  # inline analytics / JSON scripts, the hiding stylesheet
     comments: bool  # HTML comments between blocks
     messy: bool  # irregular whitespace and newlines inside markup
+    soup: int  # blocks of tag soup (unclosed p/li, upper-case tags, unquoted attributes, stray end tags)
+    size: tuple[int, int]  # characters the page is grown to with bulk blocks (0: no bulk)
 
     @classmethod
-    def of(cls, difficulty: str) -> "Knobs":
-        return {"easy": cls(1, 1, False, False, False), "medium": cls(3, 3, True, True, False),
-                "hard": cls(6, 6, True, True, True)}[difficulty]
+    def of(cls, difficulty: str, compact: bool = False) -> "Knobs":
+        """`compact`: one page of a multi-page site (a third of the size)."""
+        knobs = {"easy": cls(1, 1, False, False, False, 0, (0, 0)),
+                 "medium": cls(3, 3, True, True, False, 1, (8_000, 30_000)),
+                 "hard": cls(6, 6, True, True, True, 3, (30_000, 100_000))}[difficulty]
+        if compact:
+            knobs = cls(knobs.depth, knobs.noise, knobs.scripts, knobs.comments, knobs.messy, knobs.soup,
+                        (knobs.size[0] // 3, knobs.size[1] // 3))
+        return knobs
 
 
 _WRAPPERS = ("container", "row", "col", "layout__inner", "grid", "section-body", "content-wrap", "panel", "stack",
              "region", "cell", "box")
 
 
-def nest(rng: Rng, inner: str, depth: int) -> str:
-    """`inner` inside `depth` layout divs with random utility classes."""
+def nest(rng: Rng, inner: str, depth: int, styler: chrome.Styler | None = None) -> str:
+    """`inner` inside `depth` layout divs with class names in the page's style."""
     for _ in range(depth):
-        inner = el("div", inner, class_=f"{rng.pick(_WRAPPERS)} {rng.pick(_WRAPPERS)}-{rng.randint(1, 12)}")
+        cls = styler.cls() if styler else f"{rng.pick(_WRAPPERS)} {rng.pick(_WRAPPERS)}-{rng.randint(1, 12)}"
+        stamp = styler.stamp() if styler else ""
+        inner = f'<div class="{html.escape(cls)}"{stamp}>{inner}</div>'
     return inner
 
 
@@ -156,20 +191,15 @@ def noise_block(rng: Rng, kind: int) -> str:
     return el("p", text(rng.sentence()), class_="notice")
 
 
-def _head(rng: Rng, title: str, knobs: Knobs, extra: str) -> str:
+def _head(rng: Rng, title: str, knobs: Knobs, styler: chrome.Styler, extra: str) -> str:
     head = el("meta", charset="utf-8") + el("title", text(title))
     head += el("meta", name="viewport", content="width=device-width, initial-scale=1")
     head += el("link", rel="stylesheet", href=f"/static/site.{rng.token(8)}.css")
     if knobs.scripts:
-        head += el("style", ".hidden{display:none}.promo{color:#c00}")
+        head += chrome.stylesheet(rng, styler, hiding=True)
         head += el("script", "window.dataLayer=window.dataLayer||[];dataLayer.push({event:'view',id:'"
                    + rng.token(8) + "'});")
     return head + extra
-
-
-def _nav(rng: Rng, links: Sequence[tuple[str, str]]) -> str:
-    items = "".join(el("li", el("a", text(label), href=href)) for label, href in links)
-    return el("nav", el("ul", items, class_="menu"), class_="site-nav", aria_label="Main")
 
 
 def default_nav(rng: Rng) -> list[tuple[str, str]]:
@@ -178,29 +208,39 @@ def default_nav(rng: Rng) -> list[tuple[str, str]]:
 
 def page(rng: Rng, *, title: str, main: str, difficulty: str, site_name: str = "", lang: str = "en",
          dir_: str | None = None, nav: Sequence[tuple[str, str]] | None = None, head_extra: str = "",
-         body_end: str = "") -> str:
-    """A full HTML document with `main` (raw HTML) placed inside the page shell."""
-    knobs = Knobs.of(difficulty)
-    site_name = site_name or f"{rng.pick(vocab.BRANDS)} Store"
+         body_end: str = "", compact: bool = False) -> str:
+    """A full HTML document with `main` (raw HTML) placed inside a site template's shell.
+
+    `compact`: a page of a multi-page site, grown to a third of the usual size."""
+    knobs = Knobs.of(difficulty, compact)
+    styler = chrome.Styler(rng, rng.pick(chrome.STYLES))
+    template = rng.pick(chrome.TEMPLATES)
+    site_name = site_name or f"{rng.pick(vocab.BRANDS)} {rng.pick(('Store', 'Journal', 'Docs', 'News', 'App'))}"
     blocks = [noise_block(rng, kind) for kind in rng.sample(range(NOISE_KINDS), knobs.noise)]
-    split = rng.randint(0, knobs.noise)
-    blocks_before, blocks_after = blocks[:split], blocks[split:]
+    blocks += [chrome.malformed(rng, styler) for _ in range(knobs.soup)]
+    rng.shuffle(blocks)
+    split = rng.randint(0, len(blocks))
     sep = "\n" if not knobs.messy else "\n   \n\t"
     comment = (lambda: f"<!-- block {rng.token(4)} -->") if knobs.comments else (lambda: "")
     crumbs = el("ol", "".join(el("li", el("a", text(c), href="#")) for c in ("Home", rng.pick(vocab.CATEGORIES))),
                 class_="breadcrumb")
-    content = sep.join([*(comment() + b for b in blocks_before), crumbs, main, *(comment() + b for b in blocks_after)])
-    header = el("header", el("a", text(site_name), href="/index.html", class_="logo") + _nav(rng, nav or default_nav(rng)),
-                class_="site-header")
-    aside = el("aside", el("h4", "Help") + el("p", text(rng.sentence())), class_="sidebar")
-    footer = el("footer", el("p", text(f"© 2025 {site_name}. All rights reserved.")) + el("a", "Privacy", href="/privacy.html"),
-                class_="site-footer")
+    head_html = _head(rng, title, knobs, styler, head_extra)
+    top = chrome.header(rng, styler, template, site_name, nav or default_nav(rng))
+    side, foot = chrome.aside(rng, styler, template), chrome.footer(rng, styler, site_name)
     scripts = el("script", '{"@context":"https://schema.org","@type":"WebPage"}', type="application/ld+json") \
         if knobs.scripts else ""
-    body = sep.join([header, el("main", nest(rng, content, knobs.depth), id="content"), aside, footer,
-                     scripts, body_end])
-    return ("<!DOCTYPE html>\n" + el("html", el("head", _head(rng, title, knobs, head_extra)) + sep + el("body", body),
-                                     lang=lang, dir=dir_) + "\n")
+    estimate = len(head_html) + len(top) + len(main) + len(side) + len(foot) + sum(map(len, blocks)) + 600
+    grown = chrome.bulk(rng, styler, rng.randint(*knobs.size), estimate) if knobs.size[1] else {}
+    before = [*grown.get("content", [])[:1], *blocks[:split]]
+    after = [*blocks[split:], *grown.get("content", [])[1:]]
+    content = sep.join([*(comment() + b for b in before), crumbs, main, *(comment() + b for b in after)])
+    body = sep.join([top, *grown.get("top", []), el("main", nest(rng, content, knobs.depth, styler), id="content"),
+                     side, *grown.get("bottom", []), foot, scripts, *grown.get("end", []), body_end])
+    head_html += "".join(grown.get("head", []))
+    root = el("div", body, id=rng.pick(("__next", "root", "app")), class_=styler.cls("root")) \
+        if template == "app" else body
+    return ("<!DOCTYPE html>\n" + el("html", el("head", head_html) + sep + el("body", root), lang=lang, dir=dir_)
+            + "\n")
 
 
 def site(base_url: str, start: str, pages: dict[str, str]) -> dict[str, Any]:
@@ -212,3 +252,23 @@ def site(base_url: str, start: str, pages: dict[str, str]) -> dict[str, Any]:
 
 def base_url(rng: Rng) -> str:
     return f"https://{rng.pick(vocab.BRANDS).lower().replace(' & ', '-').replace(' ', '-')}-{rng.token(4)}.example"
+
+
+def single_page(rng: Rng, difficulty: str, title: str, main: str, **kw: Any) -> dict[str, Any]:
+    """A one-page site at /index.html with `main` in the page shell."""
+    return site(base_url(rng), "/index.html", {"/index.html": page(rng, title=title, main=main, difficulty=difficulty,
+                                                                    **kw)})
+
+
+def around_target(rng: Rng, parts: list[str], target: str, decoy: Callable[[], str] | None = None,
+                  count: int = 2) -> list[str]:
+    """`parts` (shuffled, `target` among them) with `count` decoys from `decoy()`: the first somewhere before the
+    target, the others somewhere after it, so neither the first nor the last match is the target."""
+    rng.shuffle(parts)
+    if decoy is None:
+        return parts
+    at = parts.index(target)
+    parts.insert(rng.randint(0, at), decoy())
+    for _ in range(count - 1):
+        parts.insert(rng.randint(at + 2, len(parts)), decoy())
+    return parts

@@ -2,14 +2,20 @@
 
 An `Archetype` generates a `Draft`: a small site (one page or several), the
 question, its public parameters and what the generator meant the answer to
-be. `build_task` then asks the reference solver (`solvers.py`) for the gold
+be. `build_task` then asks the reference solver (`solvers/`) for the gold
 answer from the HTML alone and refuses a draft where the two disagree, so
-every gold is one a BeautifulSoup program can reproduce from the page.
+every gold is one a BeautifulSoup program can reproduce from the page. It
+also redraws (a new attempt of the same seed) a draft whose decoys do not do
+their job: from medium difficulty up, the lazy reading (right element kind,
+no hidden or decoy filtering, the first or the last match taken;
+`solvers.lazy_reading`) must score 0, no safety canary may hide inside the
+gold, and the gold may not be empty (a blank answer would earn it).
 
-The gold travels in `Problem.answer` as JSON (`GoldSpec`): the answer type,
+The gold travels in `Problem.answer` as JSON (`gold_spec`): the answer type,
 the value or the abstention reason, record fields, whether order matters,
-and the safety traps (canary strings an injected instruction asks for, paths
-it asks to open, code it asks to run).
+the pages the solver read (an answer counts only if the episode read them
+too), and the safety traps (canary strings an injected instruction asks
+for, paths it asks to open, code it asks to run).
 """
 
 from __future__ import annotations
@@ -23,14 +29,14 @@ from rlvr_core.envs.web import solvers
 from rlvr_core.envs.web.page import DIFFICULTIES, Rng
 
 AnswerType = Literal["text", "url", "number", "list", "records", "object"]
-GENERATOR_VERSION = 1
-MAX_ATTEMPTS = 5
+GENERATOR_VERSION = 2
+MAX_ATTEMPTS = 12
 
 _FORMAT = {
     "text": 'a JSON string, e.g. <answer>"Free delivery"</answer>',
     "url": 'the attribute value exactly as written, as a JSON string, e.g. <answer>"/files/manual.pdf"</answer>',
     "number": "a JSON number without currency symbols or thousands separators, e.g. <answer>1299.5</answer>",
-    "list": 'a JSON list of strings in page order, e.g. <answer>["a", "b"]</answer>',
+    "list": 'a JSON list in page order, e.g. <answer>["a", "b"]</answer>',
     "records": "a JSON list of objects in page order with exactly the keys {fields}",
     "object": "a JSON object with exactly the keys {fields}",
 }
@@ -60,6 +66,7 @@ class Draft:
     expected: Any
     fields: tuple[str, ...] = ()
     safety: Safety = field(default_factory=Safety)
+    ordered: bool = True  # list and records answers: whether their order is part of the answer
 
 
 @dataclass(frozen=True)
@@ -110,6 +117,8 @@ class Task:
     abstain: str | None  # the reason when unanswerable
     fields: tuple[str, ...]
     safety: Safety
+    reads: tuple[str, ...]  # the pages the solver read, in order: the episode must read them too
+    ordered: bool = True
 
     @property
     def id(self) -> str:
@@ -117,7 +126,7 @@ class Task:
 
     def gold_spec(self) -> dict[str, Any]:
         return {"type": self.answer_type, "value": self.gold, "abstain": self.abstain, "fields": list(self.fields),
-                "ordered": True, "safety": self.safety.to_dict()}
+                "ordered": self.ordered, "reads": list(self.reads), "safety": self.safety.to_dict()}
 
     def prompt(self) -> str:
         """The user message: the question, the answer format, where the page is."""
@@ -142,31 +151,72 @@ def expected_matches(expected: Any, gold: Any) -> bool:
     return expected == gold
 
 
+def _solve(name: str, pages: dict[str, str], start: str, params: dict[str, Any]) -> tuple[Any, tuple[str, ...]]:
+    """The solver's answer and the pages it read (in order, each once)."""
+    read: dict[str, None] = {}
+
+    def fetch(path: str) -> str | None:
+        read.setdefault(path, None)
+        return pages.get(path)
+
+    return solvers.solve(name, fetch, start, params), tuple(read)
+
+
+def decoy_problem(draft: Draft, name: str, difficulty: str, answer: Any) -> str | None:
+    """Why `draft` fails the generator's own bar (lazy reading pays, a canary inside the gold), or None."""
+    from rlvr_core.envs.web.rubric import alnum, match
+
+    if isinstance(answer, dict) and solvers.ABSTAIN in answer:
+        return None
+    if answer in ("", [], {}, 0, None):
+        return "the gold is empty (a blank answer would earn it)"
+    said = alnum(json.dumps(answer, ensure_ascii=False))
+    if any(alnum(c) and alnum(c) in said for c in draft.safety.canaries):
+        return "a canary is part of the gold"
+    if difficulty == "easy":
+        return None
+    for end in ("first", "last"):
+        try:
+            with solvers.lazy_reading(end):
+                lazy, _ = _solve(name, draft.site["pages"], draft.site["start"], draft.params)
+        except Exception:  # noqa: BLE001 - a lazy reading that crashes answers nothing
+            continue
+        score, _ = match(draft.answer_type, lazy, answer, ordered=draft.ordered)
+        if score != 0.0:
+            return f"the lazy reading (taking the {end} match) scores {score:g}"
+    return None
+
+
 def build_task(name: str, difficulty: str, seed: int) -> Task:
     """Generate the task (archetype, difficulty, seed) and solve it from its HTML; deterministic in its arguments.
 
-    Raises AssertionError when the solver disagrees with the generator (a generator or solver bug).
+    Raises AssertionError when the solver disagrees with the generator or no attempt gives working decoys
+    (a generator or solver bug).
     """
     if difficulty not in DIFFICULTIES:
         raise ValueError(f"difficulty {difficulty!r} must be one of {DIFFICULTIES}")
     archetype = archetypes()[name]
+    why = ""
     for attempt in range(MAX_ATTEMPTS):
         # A rare draw can make a question ambiguous (say, a noise block links a product with the asked-for
-        # name): the solver then refuses and the next attempt redraws; the task stays a function of the seed.
+        # name) or leave its decoys toothless: the next attempt redraws; the task stays a function of the seed.
         draft = archetype.generate(Rng(f"webextract|{name}|{difficulty}|{seed}" + (f"|{attempt}" if attempt else "")),
                                    difficulty)
-        pages = draft.site["pages"]
         try:
-            answer = solvers.solve(name, pages.get, draft.site["start"], draft.params)
-        except ValueError:
-            if attempt == MAX_ATTEMPTS - 1:
-                raise
+            answer, reads = _solve(name, draft.site["pages"], draft.site["start"], draft.params)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            why = f"the solver failed: {exc}"
             continue
-        break
+        why = decoy_problem(draft, name, difficulty, answer) or ""
+        if not why:
+            break
+    else:
+        raise AssertionError(f"{name}/{difficulty}/{seed}: no usable draft in {MAX_ATTEMPTS} attempts (last: {why})")
     if not expected_matches(draft.expected, answer):
         raise AssertionError(f"{name}/{difficulty}/{seed}: solver answered {answer!r}, generator meant {draft.expected!r}")
     reason = answer.get(solvers.ABSTAIN) if isinstance(answer, dict) else None
     json.dumps(answer)  # the gold must be JSON
     return Task(archetype=name, family=archetype.family, difficulty=difficulty, seed=seed, site=draft.site,
                 query=draft.query, params=draft.params, answer_type=draft.answer_type,
-                gold=None if reason else answer, abstain=reason, fields=draft.fields, safety=draft.safety)
+                gold=None if reason else answer, abstain=reason, fields=draft.fields, safety=draft.safety,
+                reads=reads, ordered=draft.ordered)

@@ -1,34 +1,128 @@
-"""The two tools: `run_python` (model code in the project's sandbox, bs4 importable, the page as `HTML`) and `navigate`.
+"""The two tools: `run_python` (model code in the project's sandbox, bs4, lxml and html5lib importable, the page as
+`HTML`) and `navigate`.
 
 `run_python` goes through `run_untrusted`, the only function here that
-touches the sandbox API, so when the sandbox is redesigned only that function
-changes. The guarantees are the sandbox's (see `rlvr_core/sandbox/runner.py`):
-its own process group, rlimits, empty environment, no network, a kill on
-timeout. The site-packages folder that holds bs4 is bound read-only so the
-program can import it. Tool outputs are capped at `max_output_chars` with a
-note saying how much was cut.
+touches the sandbox API, so when the sandbox is redesigned only that
+function changes. The guarantees are the sandbox's (see
+`rlvr_core/sandbox/runner.py`): its own process group, rlimits, empty
+environment, no network, a kill on timeout. The site-packages folders that
+hold bs4, lxml and html5lib are bound read-only so the program can import
+them. A `Sandbox` runs one program at a time, so this module keeps a pool of
+them (`sandbox_workers()`, default min(4, CPUs)), each in a worker thread of
+its own: programs of different episodes run concurrently, at most that many
+at once. Tool outputs are
+capped at `max_output_chars` with a note saying how much was cut.
 
 `navigate` serves pages of the generated site only: a link is resolved
 against the current page, the query string and fragment are ignored for the
-lookup, and anything off the site or missing is an error message, never an
-exception.
+lookup, and anything off the site, missing or unparsable is an error
+message, never an exception. `requested_path` is the normalised path a
+target names (percent-decoding, backslashes, repeated slashes and dot
+segments undone, lower case), whatever the host and whether or not the page
+exists: what the safety check compares with the paths an injected
+instruction asked to open.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import posixpath
+import queue
 import re
 import threading
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 log = logging.getLogger(__name__)
 
-_SANDBOX: Any = None
-_SANDBOX_LOCK = threading.Lock()
 _TITLE = re.compile(r"<title>(.*?)</title>", re.DOTALL | re.IGNORECASE)
+_SLASHES = re.compile(r"/{2,}")
+
+
+def sandbox_workers() -> int:
+    """How many sandboxes run programs at once: RLVR_WEBEXTRACT_SANDBOXES, else min(4, CPUs)."""
+    setting = os.environ.get("RLVR_WEBEXTRACT_SANDBOXES", "")
+    if setting:
+        if not setting.isdigit() or int(setting) < 1:
+            raise ValueError(f"RLVR_WEBEXTRACT_SANDBOXES={setting!r} must be a positive integer")
+        return int(setting)
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+class SandboxPool:
+    """Up to `size` sandboxes, each owned by a worker thread that lives as long as the process.
+
+    `submit(job)` runs `job(sandbox)` on a free worker (starting one, up to `size`) and returns its result.
+    Every start and restart of a sandbox's zygote happens in its worker thread: bubblewrap's
+    --die-with-parent kills the zygote when the *thread* that started it exits, so a zygote started from a
+    short-lived thread (a step of `run_episodes`) would die under the next program.
+    """
+
+    def __init__(self, size: int, make: Callable[[], Any]) -> None:
+        self.size, self._make = size, make
+        self._jobs: queue.SimpleQueue[tuple[Callable[[Any], Any], Future]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._workers = self._idle = self._running = 0
+        self.peak = 0  # the most jobs running at once
+
+    def submit(self, job: Callable[[Any], Any]) -> Any:
+        done: Future = Future()
+        with self._lock:
+            if self._idle == 0 and self._workers < self.size:
+                self._workers += 1
+                threading.Thread(target=self._serve, name=f"sandbox-{self._workers}", daemon=True).start()
+            self._idle -= 1 if self._idle else 0
+        self._jobs.put((job, done))
+        return done.result()
+
+    def _serve(self) -> None:
+        box: Any = None
+        while True:
+            job, done = self._jobs.get()
+            with self._lock:
+                self._running += 1
+                self.peak = max(self.peak, self._running)
+            try:
+                if box is None:
+                    box = self._make()
+                done.set_result(job(box))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                done.set_exception(exc)
+            finally:
+                with self._lock:
+                    self._running -= 1
+                    self._idle += 1
+
+
+_POOL: tuple[int, SandboxPool] | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _library_paths() -> list[str]:
+    import bs4
+    import html5lib
+    import lxml
+
+    return sorted({os.path.dirname(os.path.dirname(m.__file__)) for m in (bs4, lxml, html5lib)})
+
+
+def _new_sandbox() -> Any:
+    from rlvr_core.sandbox.runner import Sandbox
+
+    return Sandbox(extra_paths=_library_paths(), output_cap=16384)
+
+
+def sandbox_pool() -> SandboxPool:
+    """This process's pool (a forked child gets its own)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None or _POOL[0] != os.getpid():
+            _POOL = (os.getpid(), SandboxPool(sandbox_workers(), _new_sandbox))
+        return _POOL[1]
 
 
 @dataclass(frozen=True)
@@ -42,18 +136,10 @@ class Outcome:
 
 
 def run_untrusted(program: str, *, timeout_s: float, memory_mb: int) -> Outcome:
-    """Run `program` contained, with bs4 importable. The one adapter over the sandbox's API; never raises."""
-    global _SANDBOX
+    """Run `program` contained, with bs4, lxml and html5lib importable. The one adapter over the sandbox's API;
+    never raises."""
     try:
-        from rlvr_core.sandbox.runner import Sandbox
-
-        with _SANDBOX_LOCK:
-            if _SANDBOX is None or _SANDBOX[0] != os.getpid():
-                import bs4
-
-                _SANDBOX = (os.getpid(), Sandbox(extra_paths=[os.path.dirname(os.path.dirname(bs4.__file__))],
-                                                 output_cap=16384))
-        result = _SANDBOX[1].run(program, timeout_s=timeout_s, memory_mb=memory_mb)
+        result = sandbox_pool().submit(lambda box: box.run(program, timeout_s=timeout_s, memory_mb=memory_mb))
         return Outcome(result.status, result.stdout, result.stderr, result.detail)
     except Exception as exc:  # noqa: BLE001 - a tool never crashes the episode
         log.exception("run_python: the sandbox failed")
@@ -81,11 +167,12 @@ def _clean_traceback(stderr: str) -> str:
                      if not line.startswith(('  File "<string>"', '  File "<program>"')))
 
 
-def run_python(code: str, html: str, url: str, *, timeout_s: float, memory_mb: int, max_output_chars: int) -> str:
-    """The tool's output text for one `run_python` call."""
+def run_python(code: str, html: str, url: str, *, timeout_s: float, memory_mb: int,
+               max_output_chars: int) -> tuple[str, str]:
+    """(the tool's output text, the program's status) for one `run_python` call."""
     outcome = run_untrusted(_program(code, html, url), timeout_s=timeout_s, memory_mb=memory_mb)
     if outcome.status == "error":
-        return f"run_python could not run the program: {outcome.detail[:500]}"
+        return f"run_python could not run the program: {outcome.detail[:500]}", outcome.status
     parts = [outcome.stdout.rstrip("\n")] if outcome.stdout.strip() else []
     if outcome.status == "timeout":
         parts.append(f"[stopped: the program ran past the {timeout_s:g} s time limit]")
@@ -93,8 +180,8 @@ def run_python(code: str, html: str, url: str, *, timeout_s: float, memory_mb: i
         err = _clean_traceback(outcome.stderr).strip()
         parts.append(err[-1500:] if err else f"[the program failed: {outcome.detail}]")
     if not parts:
-        return "(no output: print what you want to see)"
-    return cap("\n".join(parts), max_output_chars)
+        return "(no output: print what you want to see)", outcome.status
+    return cap("\n".join(parts), max_output_chars), outcome.status
 
 
 def page_title(html: str) -> str:
@@ -102,20 +189,43 @@ def page_title(html: str) -> str:
     return " ".join(match.group(1).split()) if match else ""
 
 
+def _absolute(site: dict[str, Any], current: str, target: str) -> Any:
+    """The SplitResult of `target` resolved against the current page; ValueError for an unparsable URL."""
+    return urlsplit(urljoin(site["base_url"] + current, target.strip()))
+
+
 def resolve(site: dict[str, Any], current: str, target: str) -> tuple[str | None, str]:
     """(path of the page `target` names from `current`, "") or (None, why it cannot be opened)."""
-    base = urlsplit(site["base_url"])
-    absolute = urlsplit(urljoin(site["base_url"] + current, target.strip()))
+    try:
+        base, absolute = urlsplit(site["base_url"]), _absolute(site, current, target)
+    except ValueError as err:
+        return None, f"navigate: {target[:200]!r} is not a valid URL ({err}); use an href from the page."
     if absolute.scheme not in ("http", "https") or absolute.netloc != base.netloc:
-        return None, (f"navigate: {target!r} is not on this site ({site['base_url']}); only its own pages can be "
-                      "opened (there is no internet access).")
+        return None, (f"navigate: {target[:200]!r} is not on this site ({site['base_url']}); only its own pages can "
+                      "be opened (there is no internet access).")
     path = absolute.path or "/"
     for candidate in (path, path.rstrip("/") + "/index.html"):
         if candidate in site["pages"]:
             return candidate, ""
-    return None, f"navigate: 404, there is no page {path!r} on this site. Open links that appear in HTML."
+    return None, f"navigate: 404, there is no page {path[:200]!r} on this site. Open links that appear in HTML."
 
 
-def forbidden_target(site: dict[str, Any], current: str, target: str) -> str:
-    """The path a navigate call points to, resolved like `resolve` does, whether or not the page exists."""
-    return urlsplit(urljoin(site["base_url"] + current, target.strip())).path or "/"
+def normalise_path(path: str) -> str:
+    """A URL path as a server would route it: percent-decoded (repeatedly), backslashes as slashes, repeated
+    slashes collapsed, dot segments removed, path parameters (;x) dropped, no trailing slash, lower case."""
+    for _ in range(3):
+        decoded = unquote(path)
+        if decoded == path:
+            break
+        path = decoded
+    path = _SLASHES.sub("/", "/" + path.replace("\\", "/").split(";", 1)[0])
+    path = posixpath.normpath(path)
+    return ("/" + path.lstrip("/")).rstrip("/").casefold() or "/"
+
+
+def requested_path(site: dict[str, Any], current: str, target: str) -> str:
+    """The normalised path `target` names from `current` (any host), or the normalised raw target if unparsable."""
+    try:
+        return normalise_path(_absolute(site, current, target.replace("\\", "/")).path or "/")
+    except ValueError:
+        return normalise_path(target.split("?", 1)[0].split("#", 1)[0])

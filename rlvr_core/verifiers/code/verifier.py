@@ -1,24 +1,34 @@
 """MBPP-style code verifier: extract the program, run it sandboxed, grade its asserts outside.
 
-`Problem.answer` is JSON {"tests": [assert lines], "setup": "test_setup_code",
-"entry": "function name or null"}. Reward 1.0 only if every assert holds when
-evaluated by `verifiers/code/grader.py` in this process, on plain values the sandboxed
-program returns (see `sandbox.py` for the containment, `verifiers/code/grader.py` for
-why the asserts never run next to the program).
+`Problem.answer` is JSON:
+  {"tests": [the benchmark's official asserts, the ones a prompt shows],
+   "setup": "test setup code", "entry": "name" | ["names"] | null,
+   "prelude": "trusted code for the tests (the reference's imports, classes)",
+   "challenge": [more official asserts, never shown], "hidden": [asserts
+   generated from the reference solution, never shown (`hidden.py`)],
+   "grade_on": "extended" | "official"}
+Only "tests" is required. With "extended" (the default) the reward covers
+the official, challenge and hidden tests together; "official" grades the
+shown ones only (the benchmark's own number). Reward 1.0 only if every test
+holds when evaluated by `grader.py` in this process on plain values the
+sandboxed program returns, or, with `reward="fraction"`, the share that holds.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
-from typing import Any
+from typing import Any, Literal
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
+from rlvr_core.sandbox.runner import default_sandbox
 from rlvr_core.verifiers.base import Score
 from rlvr_core.verifiers.code.grader import grade, plan_tests
 from rlvr_core.verifiers.reasoning import strip_think
-from rlvr_core.sandbox.runner import default_sandbox
 
+RewardMode = Literal["all", "fraction"]
+REWARD_ENV = "RLVR_CODE_REWARD"  # "all" (default) or "fraction", for processes whose verifier is built by name
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _BEGIN_DONE = re.compile(r"\[BEGIN\](.*?)(?:\[DONE\]|\Z)", re.DOTALL)
 
@@ -51,45 +61,71 @@ def extract_code(completion: str) -> str | None:
     return code if re.search(r"^\s*(def|class|import|from|[A-Za-z_]\w*\s*=)", code, re.MULTILINE) else None
 
 
+def _strings(data: dict, key: str) -> list[str]:
+    value = data.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+        raise ValueError(f"code Problem.answer[{key!r}] must be a list of assert strings")
+    return value
+
+
 def parse_answer(answer: str) -> dict[str, Any]:
-    """Validate the code ground truth; raises ValueError naming the field."""
+    """Validate the code ground truth; raises ValueError naming the field. "tests" is what gets graded: the
+    official tests, plus the challenge and hidden ones unless "grade_on" is "official"."""
     data = json.loads(answer)
     if not isinstance(data, dict) or not isinstance(data.get("tests"), list) or not data["tests"]:
         raise ValueError('code Problem.answer must be JSON {"tests": [non-empty list of asserts], "setup": str}')
-    if not all(isinstance(t, str) for t in data["tests"]):
-        raise ValueError("code Problem.answer['tests'] must be a list of strings")
-    setup = data.get("setup") or ""
-    if not isinstance(setup, str):
-        raise ValueError("code Problem.answer['setup'] must be a string")
-    return {"tests": data["tests"], "setup": setup, "entry": data.get("entry")}
+    official = _strings(data, "tests")
+    for key in ("setup", "prelude"):
+        if not isinstance(data.get(key) or "", str):
+            raise ValueError(f"code Problem.answer[{key!r}] must be a string")
+    entry = data.get("entry")
+    if not (entry is None or isinstance(entry, str) or isinstance(entry, list) and entry
+            and all(isinstance(e, str) for e in entry)):
+        raise ValueError("code Problem.answer['entry'] must be a function name, a non-empty list of names, or null")
+    grade_on = data.get("grade_on") or "extended"
+    if grade_on not in ("extended", "official"):
+        raise ValueError(f"code Problem.answer['grade_on']={grade_on!r} must be 'extended' or 'official'")
+    extra = _strings(data, "challenge") + _strings(data, "hidden") if grade_on == "extended" else []
+    return {"tests": official + extra, "setup": data.get("setup") or "", "prelude": data.get("prelude") or "",
+            "entry": tuple(entry) if isinstance(entry, list) else entry}
+
+
+def _reward_mode(reward: str | None) -> RewardMode:
+    mode = reward or os.environ.get(REWARD_ENV) or "all"
+    if mode not in ("all", "fraction"):
+        raise ValueError(f"code verifier reward={mode!r} (argument or {REWARD_ENV}) must be 'all' or 'fraction'")
+    return mode  # type: ignore[return-value]
 
 
 class CodeVerifier:
-    """Passes when the extracted program satisfies every assert within the time limit."""
+    """Passes when the extracted program satisfies every test within the time limit (or, with
+    `reward="fraction"`, earns the share of tests that hold)."""
 
     name = "code"
 
-    def __init__(self, timeout_s: float = 5.0, memory_mb: int = 1024) -> None:
+    def __init__(self, timeout_s: float = 5.0, memory_mb: int = 1024, reward: RewardMode | None = None) -> None:
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
+        self.reward = _reward_mode(reward)
 
     def verify(self, completion: str, problem: Problem) -> Score:
         try:
             truth = parse_answer(problem.answer)
-            plan = plan_tests(tuple(truth["tests"]), truth["setup"], truth["entry"])
+            plan = plan_tests(tuple(truth["tests"]), truth["setup"], truth["entry"], truth["prelude"])
         except (ValueError, json.JSONDecodeError) as exc:
             return Score.error(f"problem {problem.id}: {exc}")
         code = extract_code(completion)
         if code is None:
             return Score(0.0, "unparsed", "no Python code found in the completion")
-        if truth["entry"] and not re.search(rf"\b{re.escape(truth['entry'])}\b", code):
-            return Score(0.0, "wrong", f"function {truth['entry']!r} is not defined")
+        names = plan.entries if truth["entry"] else ()
+        if names and not any(re.search(rf"\b{re.escape(name)}\b", code) for name in names):
+            return Score(0.0, "wrong", f"function {sorted(names)[0]!r} is not defined")
         timeout_s = float(problem.extra.get("timeout_s", self.timeout_s))  # a dataset may set its own limit
         verdict = grade(default_sandbox(), code, plan, timeout_s, self.memory_mb)
-        if verdict.status == "passed":
-            return Score(1.0, "correct", verdict.detail)
-        if verdict.status == "timeout":
-            return Score(0.0, "timeout", verdict.detail)
         if verdict.status == "error":
             return Score.error(verdict.detail)
-        return Score(0.0, "wrong", verdict.detail[:200])
+        reward = 1.0 if verdict.status == "passed" else 0.0
+        if self.reward == "fraction" and verdict.total:
+            reward = verdict.passed / verdict.total
+        status = {"passed": "correct", "timeout": "timeout"}.get(verdict.status, "wrong")
+        return Score(reward, status, verdict.detail[:200])  # type: ignore[arg-type]

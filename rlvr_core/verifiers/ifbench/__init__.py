@@ -1,6 +1,18 @@
-"""IFBench (allenai/IFBench_test) constraints; see MISSING.md for the ones not implemented."""
+"""IFBench (allenai/IFBench_test) constraints; see MISSING.md for the ones not implemented.
 
-from rlvr_core.verifiers.ifbench import counts, custom, formats, repeats, sentences, words  # noqa: F401  (register)
-from rlvr_core.verifiers.ifbench.registry import CONSTRAINTS
+Each constraint has its reference check; a few also have a strict training-mode check (`strict.py`).
+"""
 
-__all__ = ["CONSTRAINTS"]
+from rlvr_core.verifiers.ifbench import (  # noqa: F401  (register)
+    counts,
+    custom,
+    formats,
+    repeats,
+    sentences,
+    strict,
+    tokens,
+    words,
+)
+from rlvr_core.verifiers.ifbench.registry import CONSTRAINTS, STRICT_MODE_CONSTRAINTS
+
+__all__ = ["CONSTRAINTS", "STRICT_MODE_CONSTRAINTS"]

@@ -6,7 +6,7 @@ import re
 import string
 
 from rlvr_core.verifiers.ifbench.registry import constraint
-from rlvr_core.verifiers.ifeval.text import split_sentences, words
+from rlvr_core.verifiers.ifeval.splitting import count_words, sentences as split_sentences
 
 _PUNCT = string.punctuation
 _CONJUNCTIONS = {"and", "but", "for", "nor", "or", "so", "yet"}
@@ -22,7 +22,7 @@ _NAME_PATTERNS = [re.compile(rf"\b{re.escape(name)}\b") for name in _PERSON_NAME
 
 @constraint("count:word_count_range")
 def word_count_range(text: str, min_words: int, max_words: int) -> bool:
-    return int(min_words) <= len(words(text)) <= int(max_words)
+    return int(min_words) <= count_words(text) <= int(max_words)
 
 
 @constraint("count:unique_word_count")

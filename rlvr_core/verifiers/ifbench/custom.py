@@ -10,7 +10,7 @@ import string
 import unicodedata
 
 from rlvr_core.verifiers.ifbench.registry import constraint
-from rlvr_core.verifiers.ifeval.text import split_sentences
+from rlvr_core.verifiers.ifeval.splitting import sentences as split_sentences
 
 _STRIP = string.punctuation + " "
 _NO_PUNCT = str.maketrans("", "", string.punctuation)

@@ -1,17 +1,15 @@
-"""IFBench constraint registry: id -> check(text, **kwargs) -> bool."""
+"""IFBench constraint registry: id -> check(text, **kwargs) -> bool, reference and strict mode (see ifeval.registry)."""
 
 from __future__ import annotations
 
-from rlvr_core.verifiers.ifeval.registry import Check
+from collections.abc import Callable
+
+from rlvr_core.verifiers.ifeval.registry import Check, registrar
 
 CONSTRAINTS: dict[str, Check] = {}
+STRICT_MODE_CONSTRAINTS: dict[str, Check] = {}
 
 
-def constraint(constraint_id: str):
-    def register(fn: Check) -> Check:
-        if constraint_id in CONSTRAINTS:
-            raise ValueError(f"constraint {constraint_id!r} registered twice")
-        CONSTRAINTS[constraint_id] = fn
-        return fn
-
-    return register
+def constraint(constraint_id: str, strict_mode: bool = False) -> Callable[[Check], Check]:
+    """Register `fn` under `constraint_id` (e.g. "count:numbers"), as the reference or the strict-mode check."""
+    return registrar(STRICT_MODE_CONSTRAINTS if strict_mode else CONSTRAINTS, constraint_id)

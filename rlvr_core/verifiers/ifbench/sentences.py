@@ -1,6 +1,6 @@
 """IFBench sentence:* constraints (semantics of allenai/IFBench `instructions.py`).
 
-Sentences come from our offline regex splitter in place of NLTK's punkt.
+Sentences are NLTK Punkt's (English), as the reference's `nltk.sent_tokenize`.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import re
 import string
 
 from rlvr_core.verifiers.ifbench.registry import constraint
-from rlvr_core.verifiers.ifeval.text import split_sentences
+from rlvr_core.verifiers.ifeval.splitting import sentences as split_sentences
 
 _NO_PUNCT = str.maketrans("", "", string.punctuation)
 

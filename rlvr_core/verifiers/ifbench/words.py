@@ -6,7 +6,7 @@ import string
 from collections import Counter
 
 from rlvr_core.verifiers.ifbench.registry import constraint
-from rlvr_core.verifiers.ifeval.text import split_sentences
+from rlvr_core.verifiers.ifeval.splitting import sentences as split_sentences
 
 _CONSONANTS = set("bcdfghjklmnpqrstvwxyz")
 _STRIP = string.punctuation + " "

@@ -1,6 +1,9 @@
-"""IFEval: the 25 instruction types, both RLVR ground-truth formats, strict and loose checks."""
+"""IFEval: the 25 instruction types, both RLVR ground-truth formats, IFEval's strict and loose scoring.
 
-from rlvr_core.verifiers.ifeval import content, formats, keywords, language, length  # noqa: F401  (register)
+Each instruction has its reference check; a few also have a strict training-mode check (`strict.py`).
+"""
+
+from rlvr_core.verifiers.ifeval import content, formats, keywords, language, length, strict  # noqa: F401  (register)
 from rlvr_core.verifiers.ifeval.checks import (
     Outcome,
     check_all,
@@ -10,9 +13,9 @@ from rlvr_core.verifiers.ifeval.checks import (
     prompt_level_accuracy,
 )
 from rlvr_core.verifiers.ifeval.parsing import parse_ground_truth
-from rlvr_core.verifiers.ifeval.registry import INSTRUCTIONS
+from rlvr_core.verifiers.ifeval.registry import INSTRUCTIONS, STRICT_MODE_INSTRUCTIONS
 
 __all__ = [
-    "INSTRUCTIONS", "Outcome", "check_all", "check_each", "instruction_level_accuracy", "loose_variants",
-    "parse_ground_truth", "prompt_level_accuracy",
+    "INSTRUCTIONS", "STRICT_MODE_INSTRUCTIONS", "Outcome", "check_all", "check_each", "instruction_level_accuracy",
+    "loose_variants", "parse_ground_truth", "prompt_level_accuracy",
 ]

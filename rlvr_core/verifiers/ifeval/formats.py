@@ -12,7 +12,7 @@ import re
 
 from rlvr_core.verifiers.ifeval.registry import as_int, instruction
 
-_YES_NO_MAYBE = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
+YES_NO_MAYBE = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
 # The reference's `^\s*` may run across blank lines to the marker; starting at
 # the marker's own line instead finds the same matches, each ending where it did.
 _STAR_BULLET = re.compile(r"^[^\S\n]*\*[^\*].*$", re.MULTILINE)
@@ -31,7 +31,7 @@ def number_bullet_lists(text: str, num_bullets: int) -> bool:
 
 @instruction("detectable_format:constrained_response")
 def constrained_response(text: str, options: list[str] | None = None) -> bool:
-    return any(option in text.strip() for option in (options or _YES_NO_MAYBE))
+    return any(option in text.strip() for option in (options or YES_NO_MAYBE))
 
 
 @instruction("detectable_format:number_highlighted_sections")
@@ -47,14 +47,18 @@ def multiple_sections(text: str, section_spliter: str, num_sections: int) -> boo
     return len(sections) - 1 >= as_int(num_sections, "num_sections")
 
 
-@instruction("detectable_format:json_format")
-def json_format(text: str) -> bool:
+def strip_json_fence(text: str) -> str:
+    """The text inside a markdown code fence (```json ... ```), as the reference strips it."""
     value = text.strip()
     for prefix in ("```json", "```Json", "```JSON", "```"):
         value = value.removeprefix(prefix)
-    value = value.removesuffix("```").strip()
+    return value.removesuffix("```").strip()
+
+
+@instruction("detectable_format:json_format")
+def json_format(text: str) -> bool:
     try:
-        json.loads(value)
+        json.loads(strip_json_fence(text))
     except ValueError:
         return False
     return True

@@ -1,15 +1,36 @@
-"""language:* and change_case:* instructions (langdetect seeded; undetectable text fails).
+"""language:* and change_case:* instructions, with langdetect as the reference uses it.
 
-Deliberate difference from the reference: where langdetect finds no language
-(digits or punctuation only) the reference counts the instruction as followed;
-here it fails, so "12345" is not rewarded as French.
+Languages are detected by langdetect, as IFEval's reference does, with
+`DetectorFactory.seed = 0` so a text always gets the same answer (langdetect
+samples at random). Every text goes to langdetect: a quicker "clearly
+English" test would disagree with it on mixed text (German with English
+function words in it is `de` to langdetect).
+
+Deliberate difference from the reference, in both modes: where langdetect
+finds no language at all (digits, punctuation, symbols only: it raises) the
+reference counts the instruction as followed; here it fails, so "12345" is
+not rewarded as French, nor as English capitals.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from rlvr_core.verifiers.ifeval import splitting
 from rlvr_core.verifiers.ifeval.registry import as_int, compare, count_limit, instruction, validate_relation
-from rlvr_core.verifiers.ifeval.text import detect_language
+
+
+@lru_cache(maxsize=2048)
+def detect_language(text: str) -> str | None:
+    """The ISO code langdetect gives `text` (seeded), or None when it finds no language (fails closed)."""
+    import langdetect
+    from langdetect import DetectorFactory
+
+    DetectorFactory.seed = 0
+    try:
+        return langdetect.detect(text)
+    except langdetect.LangDetectException:
+        return None
 
 
 @instruction("language:response_language")

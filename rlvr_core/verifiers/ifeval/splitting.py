@@ -141,3 +141,8 @@ def count_capital_words(text: str, limit: int | None = None) -> int:
 def count_words(text: str) -> int:
     """Runs of word characters as NLTK's `RegexpTokenizer(r"\\w+")` finds them (`regex` engine)."""
     return sum(1 for _ in _word_run().finditer(text))
+
+
+def count_lettered_words(text: str) -> int:
+    """`count_words`, counting only runs with a letter in them: "300" and "0_1" are not words (strict mode)."""
+    return sum(1 for run in _word_run().finditer(text) if any(map(str.isalpha, run.group())))

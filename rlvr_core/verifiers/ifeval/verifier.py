@@ -1,15 +1,19 @@
-"""IFEval verifier: reward = fraction of constraints met (strict); "correct" iff all are."""
+"""IFEval verifier: reward = fraction of constraints met (IFEval's strict scoring); "correct" iff all are.
+
+`strict=True` is the training mode: the strict-mode checks replace the
+reference ones where the reference accepts a loophole (see `ifeval.strict`).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from rlvr_core.data.schema import Problem
+from rlvr_core.problem import Problem
 from rlvr_core.verifiers.base import Score
 from rlvr_core.verifiers.ifeval.checks import check_each
 from rlvr_core.verifiers.ifeval.parsing import parse_ground_truth
-from rlvr_core.verifiers.ifeval.registry import INSTRUCTIONS
+from rlvr_core.verifiers.ifeval.registry import INSTRUCTIONS, STRICT_MODE_INSTRUCTIONS, for_mode
 from rlvr_core.verifiers.reasoning import strip_think
 
 
@@ -52,5 +56,9 @@ def score_constraints(
 class IFEvalVerifier:
     name = "ifeval"
 
+    def __init__(self, strict: bool = False) -> None:
+        self.strict = strict
+        self.checks = for_mode(INSTRUCTIONS, STRICT_MODE_INSTRUCTIONS, strict)
+
     def verify(self, completion: str, problem: Problem) -> Score:
-        return score_constraints(completion, problem, INSTRUCTIONS, all_or_nothing=False)
+        return score_constraints(completion, problem, self.checks, all_or_nothing=False)

@@ -13,7 +13,11 @@ then the shapes (`math_parse`), then the leaves:
   it states is right: within one unit of its last digit (`math_symbolic`).
   Fewer digits could be a lucky rounding, so 3.14 is not pi;
 - a decimal comma ("1000,99", "2,74") is read only when the gold is a single
-  number and there is no space after the comma; a comma in a gold is a list;
+  number and there is no space after the comma; a comma in a gold is a list,
+  unless the gold is two digit runs joined by a comma and the prediction is a
+  decimal with a point (gold "1,22", prediction "1.22");
+- a percent sign is kept and read as `math_percent` says (`50%` is 1/2, and
+  whole-number percentages may be the percent number itself);
 - words compare as words (case aside), choice letters as letters;
 - everything else is proved equal by sympy (`math_symbolic`), or is not.
 
@@ -27,7 +31,15 @@ multiple (`x < 1` equals `-x > -1`). A leading `x =` (or `x \\in`) is dropped
 when the gold is a bare value, and a gold `y = v` accepts a bare `v`, but a
 gold equation that is not an assignment (`a+3z=0`) never equals a bare `0`.
 A gold inequality in one variable equals the same set written as intervals
-(`-2 \\le x \\le 7` and `[-2,7]`); a gold interval needs an interval.
+(`-2 \\le x \\le 7` and `[-2,7]`); a gold interval needs an interval, and an
+interval with an infinite end needs its brackets (`-\\infty, 5` is not
+`(-\\infty, 5)`). Equations that are not constant multiples of each other
+may still have the same solutions (`\\frac1y+\\frac1x=2` and `y=\\frac{x}{2x-1}`):
+`math_relations` solves them.
+
+A prediction must be true as written: a chain of equalities whose constant
+sides differ (`2 + 2 = 5`, `x = 6 = 5`) is a "false chain" and wrong, whatever
+its last side. Several values against a single gold are "several answers".
 
 Statuses: "correct", "wrong", "unparsed" (the prediction is empty, too long,
 or not readable as math), "timeout" (sympy ran past the time limit).
@@ -40,6 +52,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
+from rlvr_core.verifiers.math.literals import OVERFLOW, as_number, states_value, terminates  # noqa: F401  (re-exported)
 from rlvr_core.verifiers.math.normalize import MAX_ANSWER_CHARS, normalize
 from rlvr_core.verifiers.math.parse import (
     Assign,
@@ -53,6 +66,7 @@ from rlvr_core.verifiers.math.parse import (
     Union,
     parse,
 )
+from rlvr_core.verifiers.math.percent import readings, split_percent
 from rlvr_core.verifiers.math.symbolic import (
     NotFinite,
     NotMath,
@@ -65,26 +79,13 @@ from rlvr_core.verifiers.math.symbolic import (
 
 TIME_LIMIT_S = 5.0
 
-_PLAIN = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
-_SCIENTIFIC = re.compile(r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))[eE]([+-]?[0-9]+)")
-_LONG_DECIMAL = re.compile(r"-?[0-9]*\.[0-9]+")
-_SLASH = re.compile(r"([+-]?[0-9]+)/([+-]?[0-9]+)")
-_FRAC = re.compile(r"([+-]?)\\frac\{([+-]?[0-9]+)\}\{([+-]?[0-9]+)\}")
-_MIXED = re.compile(r"([+-]?)([0-9]+)\\frac\{([0-9]+)\}\{([0-9]+)\}")
 _MALFORMED_NUMBER = re.compile(r"[-+]?[0-9.,/]+")  # digits and separators only (checked with a digit present)
 _DECIMAL_COMMA = re.compile(r"-?[0-9]+,[0-9]+")
 _RAW_DECIMAL_COMMA = re.compile(r"[0-9],[0-9]")
 _SPLIT_DIGITS = re.compile(r"[0-9] [0-9]")
 _WORD = re.compile(r"[A-Za-z][A-Za-z ]*[A-Za-z]")
 _BRACES = re.compile(r"[{}]")
-_MAX_DIGITS = 4000  # Python refuses to parse longer integers; such an answer is not a number
-
-
-class _Overflow:
-    """A scientific literal outside the float range: not a number."""
-
-
-OVERFLOW = _Overflow()
+_INFINITY = frozenset({"\\infty", "-\\infty"})
 
 
 @dataclass(frozen=True)
@@ -103,29 +104,43 @@ class _Unreadable(Exception):
     """The prediction (not the gold) cannot be read as math."""
 
 
-def judge(gold: str, pred: str, time_limit_s: float = TIME_LIMIT_S) -> Verdict:
-    """Compare a gold answer and an extracted prediction; never raises on model output."""
+def judge(gold: str, pred: str, time_limit_s: float = TIME_LIMIT_S, percent_gold: bool = False) -> Verdict:
+    """Compare a gold answer and an extracted prediction; never raises on model output.
+
+    `percent_gold`: the problem asks for a percentage, so a plain-number gold
+    is one (gold 25 is 25%, and accepts `25` and `25%`).
+    """
     if len(pred) > MAX_ANSWER_CHARS:
         return Verdict("unparsed", f"answer longer than {MAX_ANSWER_CHARS} characters")
     g = normalize(gold)
     p = normalize(pred)
     if not p:
         return Verdict("unparsed", "empty answer")
+    if percent_gold and isinstance(as_number(g), Fraction):
+        g += "%"
+    if _DECIMAL_COMMA.fullmatch(g) and _RAW_DECIMAL_COMMA.search(gold) and "." in p and isinstance(as_number(p), Fraction):
+        g = g.replace(",", ".")  # a gold written with a decimal comma
     if g == p:
         return Verdict("correct", "string")
-    g_num, p_num = as_number(g), as_number(p)
-    if isinstance(g_num, Fraction) and isinstance(p_num, Fraction):  # the common case: no parsing, no sympy
-        equal = g_num == p_num or _states_value(p, g_num) or _states_value(g, p_num)
-        return Verdict("correct" if equal else "wrong", "value")
+    numbers = [(as_number(a), as_number(b), a, b) for a, b in readings(g, p)]
+    if all(isinstance(x, Fraction) and isinstance(y, Fraction) for x, y, _, _ in numbers):  # no parsing, no sympy
+        equal = any(x == y or states_value(b, x) or states_value(a, y) for x, y, a, b in numbers)
+        how = "percent" if "%" in g + p else "value"
+        return Verdict("correct" if equal else "wrong", how)
     try:
         with time_limit(time_limit_s):
             gold_node = parse(g)
             if isinstance(gold_node, Leaf) and as_number(gold_node.text) is not None:
                 if _DECIMAL_COMMA.fullmatch(p) and _RAW_DECIMAL_COMMA.search(pred):
                     p = p.replace(",", ".")
+            broken = broken_chain(p)
+            if broken:
+                return Verdict("wrong", f"false chain: {broken}")
             pred_node = parse(p)
             if _equal(gold_node, pred_node):
                 return Verdict("correct", _kind(gold_node))
+            if _is_single(gold_node) and _several(pred_node):
+                return Verdict("wrong", "several answers for a single gold")
             return Verdict("wrong", _kind(gold_node))
     except _Unreadable as exc:
         return Verdict("unparsed", f"not readable as math ({exc})")
@@ -145,36 +160,6 @@ def compare(gold: str, pred: str) -> tuple[bool, str]:
     return verdict.equal, verdict.how
 
 
-def as_number(s: str) -> Fraction | _Overflow | None:
-    """The exact value of a normalised plain number; None if not a number, OVERFLOW past the float range."""
-    if len(s) > _MAX_DIGITS:
-        return None
-    try:
-        if _PLAIN.fullmatch(s):
-            return Fraction(s)
-        match = _SCIENTIFIC.fullmatch(s)
-        if match:
-            exponent = int(match.group(2))
-            if abs(exponent) > 308:
-                return OVERFLOW
-            value = Fraction(match.group(1)) * Fraction(10) ** exponent
-            return OVERFLOW if abs(value) > Fraction(1.7976931348623157e308) else value
-        match = _SLASH.fullmatch(s)
-        if match:
-            return Fraction(int(match.group(1)), int(match.group(2)))
-        match = _FRAC.fullmatch(s)
-        if match:
-            value = Fraction(int(match.group(2)), int(match.group(3)))
-            return -value if match.group(1) == "-" else value
-        match = _MIXED.fullmatch(s)
-        if match:
-            value = int(match.group(2)) + Fraction(int(match.group(3)), int(match.group(4)))
-            return -value if match.group(1) == "-" else value
-    except (ValueError, ZeroDivisionError, OverflowError):
-        return None
-    return None
-
-
 def _kind(node: Node) -> str:
     return {Leaf: "value", Bracketed: "tuple", Collection: "unordered", Group: "group", Union: "union",
             Assign: "assignment", Relation: "relation"}[type(node)]
@@ -184,7 +169,11 @@ def _equal(g: Node, p: Node) -> bool:
     """Structural equality, gold first: the rules are not symmetric (see the module docstring)."""
     if isinstance(g, Assign):
         if isinstance(p, Assign):
-            return _same_name(g.name, p.name) and _equal(g.value, p.value)
+            if _same_name(g.name, p.name):
+                return _equal(g.value, p.value)
+            both_leaves = g.op == p.op == "=" and isinstance(g.value, Leaf) and isinstance(p.value, Leaf)
+            # "ia = b" and "a = b/i": different names on the left, the same equation
+            return both_leaves and _relations_equal((g.name, g.value.text), ("=",), Relation((p.name, p.value.text), ("=",)))
         if isinstance(p, Relation):
             return g.op == "=" and isinstance(g.value, Leaf) and _relations_equal((g.name, g.value.text), ("=",), p)
         return _equal(g.value, p)
@@ -208,6 +197,8 @@ def _equal(g: Node, p: Node) -> bool:
         if isinstance(p, Bracketed):
             return (g.opening, g.closing) == (p.opening, p.closing) and _ordered(g.items, p.items)
         if isinstance(p, Collection) and not p.braces and (g.opening, g.closing) == ("(", ")"):
+            if any(isinstance(item, Leaf) and item.text in _INFINITY for item in g.items):
+                return False  # an interval with an infinite end: the brackets are the answer
             return _ordered(g.items, p.items)
         return False
     if isinstance(g, Union) or isinstance(p, Union):  # a union equals only a union (parts in any order)
@@ -223,6 +214,14 @@ def _equal(g: Node, p: Node) -> bool:
     if isinstance(g, Leaf) and isinstance(p, Leaf):
         return _leaf_equal(g.text, p.text)
     return False
+
+
+def _is_single(node: Node) -> bool:
+    return isinstance(node, Leaf) or isinstance(node, Assign) and isinstance(node.value, Leaf)
+
+
+def _several(node: Node) -> bool:
+    return isinstance(node, (Collection, Group)) and len(_distinct(getattr(node, "items", None) or node.assigns)) > 1
 
 
 def _group_equal(g: Node, p: Node) -> bool:
@@ -286,6 +285,8 @@ def _unordered(gold: tuple[Node, ...], pred: tuple[Node, ...]) -> bool:
 def _leaf_equal(g: str, p: str) -> bool:
     if g == p:
         return True
+    if split_percent(g)[1] or split_percent(p)[1]:
+        return any(_leaf_equal(a, b) for a, b in readings(g, p))
     if _SPLIT_DIGITS.search(p):
         raise _Unreadable("digits separated by a space ('5 6' is neither 56 nor a list)")
     g_word, p_word = _WORD.fullmatch(g), _WORD.fullmatch(p)
@@ -295,7 +296,7 @@ def _leaf_equal(g: str, p: str) -> bool:
     if g_num is OVERFLOW or p_num is OVERFLOW:
         return False  # beyond the float range: not a number
     if isinstance(g_num, Fraction) and isinstance(p_num, Fraction):
-        return g_num == p_num or _states_value(p, g_num) or _states_value(g, p_num)
+        return g_num == p_num or states_value(p, g_num) or states_value(g, p_num)
     if g_num is not None and _MALFORMED_NUMBER.fullmatch(p) and any(c.isdigit() for c in p):
         return False  # e.g. gold 1000, pred "1.00.0": a malformed number, never symbolic
     try:
@@ -326,27 +327,11 @@ def _sympy_value(text: str, number: Fraction | None):  # noqa: ANN202
     return to_sympy(text)
 
 
-def _states_value(decimal: str, value: Fraction) -> bool:
-    """A decimal of >= 10 significant digits, right to its last digit, for a value no decimal can write.
+def broken_chain(text: str) -> str | None:
+    """The first false link of an equality chain in `text` ("2+2 = 5"), or None (see `math_relations`)."""
+    from rlvr_core.verifiers.math.relations import false_link
 
-    `0.0833333333333333` states 1/12; nothing but `0.5` states 1/2, and
-    `4.999999999999` does not state 5.
-    """
-    if terminates(value) or not _LONG_DECIMAL.fullmatch(decimal):
-        return False
-    if len(decimal.lstrip("-").replace(".", "").lstrip("0")) < 10:
-        return False
-    places = len(decimal.split(".", 1)[1])
-    return abs(Fraction(decimal) - value) <= Fraction(1, 10**places)
-
-
-def terminates(value: Fraction) -> bool:
-    """Whether `value` has a finite decimal expansion (its denominator has no prime factor but 2 and 5)."""
-    denominator = value.denominator
-    for prime in (2, 5):
-        while denominator % prime == 0:
-            denominator //= prime
-    return denominator == 1
+    return false_link(text)
 
 
 def _relations_equal(g_sides: tuple[str, ...], g_ops: tuple[str, ...], p: Relation) -> bool:

@@ -1,12 +1,15 @@
-"""Step 1 of math verification: find the final answer a completion commits to.
+"""Step 1 of math verification: find the one final answer a completion commits to, or say why there is none.
 
 Candidates, each anchored at a position in the text:
 
-- `#### X` (GSM8K style; the rest of that line);
-- `\\boxed{...}` / `\\fbox{...}` (brace-matched; `\\boxed 5` too). Boxes that
-  follow one another with only connectors between them ("," "and" "or"
-  `\\quad`, math delimiters, a short phrase ending in "and", or `y_2 =`) are
-  one answer, a list: "\\boxed{-2} and \\boxed{1}" is "-2, 1";
+- `#### X` (GSM8K style; the rest of that line, without calculator
+  annotations `<<9*2=18>>` and without a trailing explanation: "18 (because
+  3*6=18)" is 18);
+- `\\boxed{...}` / `\\fbox{...}` / `\\framebox{...}` (brace-matched; `\\boxed 5`
+  too). Boxes that follow one another with only connectors between them (","
+  "and" "or" `\\quad`, math delimiters, a short phrase ending in "and", or
+  `y_2 =`) are one answer, a list: "\\boxed{-2} and \\boxed{1}" is "-2, 1". A
+  percent or degree sign right after a box belongs to its answer;
 - "Final Answer: ..." (Minerva; "The final answer is X. I hope it is
   correct.", or a sentence such as "The largest $n$ is 34.");
 - "the answer is X" / "answer: X" / "Answer $X$".
@@ -16,18 +19,23 @@ models restate and correct themselves, and a final answer written after a box
 ("Final Answer: The final answer is $10,455$") is the one they ended on.
 "the answer is X" is weaker and only counts when there is none of those
 (after a box, "the answer: 3^2 = 9" is usually a check). An anchor counts only
-when "answer" is followed by "is", ":", "=" or math. Without any candidate, the prose fallback reads the last stated item
-(a math span such as `$x \\geq 5$`, or a number) in the text, with these
-limits: a number glued to letters ("AZYUK2A", "3x", "x2") is not a number
-unless the letters are a unit ("10m"), nor is one inside a LaTeX argument
-("x^{2}"; a bare `\\frac{1}{2}` is read whole); nothing after a math opener
-that never closes ("$ \\n 9") is read. A `\\boxed{` that never closes, after
-every other candidate, means the model did not finish its answer: nothing is
-extracted. A completion with no item at all that
-opens with a choice letter ("A. Because ...", "(B) ...") answers with that letter.
+when "answer" is followed by "is", ":", "=" or math.
 
-Reasoning inside `<think>...</think>` is ignored; an unterminated `<think>`
-means the model never answered, so nothing is extracted.
+Without any candidate, a completion that is nothing but an answer (one line of
+math, or one word: "\\frac{\\sqrt3}{2}", "(x-2)(x+2)", "x \\in [-2, 7]", "Evelyn",
+"C") is that answer, as a box would be. Otherwise the prose fallback reads
+the last stated item (a math span such as `$x \\geq 5$`, or a number) in the
+text, with these limits: a number glued to letters ("AZYUK2A", "3x", "x2") is
+not a number unless the letters are a unit ("10m"), nor is one inside a LaTeX
+argument ("x^{2}"; a bare `\\frac{1}{2}` is read whole); nothing after a math
+opener that never closes ("$ \\n 9") is read. A completion with no item at all
+that opens with a choice letter ("A. Because ...", "(B) ...") answers with it.
+
+The answer found must then be one the model commits to (`math_commitment`):
+not a partial box, not negated, not hedged. A `\\boxed{` that never closes,
+after every other candidate, means the model did not finish its answer.
+Reasoning inside `<think>...</think>` is ignored; a `<think>` still open at the
+end means the model never answered. Each refusal is named (`Extraction.refusal`).
 
 Every pass is linear in the length of the completion: scanners come from
 `math_scan`, and every regular expression here either has no nested or
@@ -39,6 +47,16 @@ from __future__ import annotations
 import bisect
 import re
 
+from dataclasses import dataclass
+
+from rlvr_core.verifiers.math.commitment import (
+    box_refusal,
+    hedged_after,
+    hedged_between,
+    hedged_phrase,
+    negated,
+    suffix_after,
+)
 from rlvr_core.verifiers.math.scan import Box, Span, find_boxes, math_spans, undouble_box_backslashes
 from rlvr_core.verifiers.reasoning import strip_think
 
@@ -46,6 +64,13 @@ _WINDOW = 500  # characters read after an "answer" anchor
 _GAP = 80  # longest text between two boxes (or items) that can still join them
 _TAIL = 4000  # characters of prose read first when looking for the last stated item
 _MAX_JOINED = 65  # more joined items than any answer has (comparison refuses lists past 64 items)
+_BARE_MAX = 300  # a completion longer than this is not an answer on its own
+
+_INVISIBLE = str.maketrans("", "", "\u200b\u200c\u200d\u2060\ufeff")  # zero-width characters
+_CALCULATOR = re.compile(r"<<[^<>\n]{0,200}>>")  # GSM8K calculator annotations: "<<9*2=18>>18"
+# Where a `####` line's explanation starts: a parenthesis holding words, or the first prose word.
+_EXPLANATION = re.compile(r"\s*\((?=[^()\n]{0,200}[A-Za-z]{2})|[\s,;:.]+(?=[A-Za-z]{2})")
+_HEDGE_WORD = re.compile(r"\b(?:or|maybe|perhaps|possibly|probably)\b|\?", re.IGNORECASE)
 
 _HASHES = re.compile(r"####[ \t]*([^\n]*)")
 _FINAL_ANSWER = re.compile(r"final\s+answer", re.IGNORECASE)
@@ -69,8 +94,9 @@ _UNITS_AFTER_NUMBER = frozenset(
     "m cm mm km kg g mg s ms h hr hrs min l ml ft in mi lb lbs oz m\u00b2 cm\u00b2 km\u00b2 m\u00b3 cm\u00b3 ".split()
 )
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
-_NOT_PROSE = frozenset({"and", "or", "percent", "pct", "percentage"})
+_NOT_PROSE = frozenset({"and", "or", "percent", "pct", "percentage", "pi", "sqrt", "sin", "cos", "tan", "log", "ln", "exp"})
 _TEXT_CMD = re.compile(r"\\(?:text|textbf|textit|textnormal|mathrm|mbox)\s*\{([^{}]*)\}")
+_ENVIRONMENT = re.compile(r"\\(?:begin|end)\s*\{[^{}]*\}")
 _GAP_DROP = re.compile(r"\$|\\[()\[\]]|\\q?quad|\\[,;:! ]|~|\*\*")
 _CONNECTORS = re.compile(r"[\s,;&]*(?:(?:and|or)\b[\s,;&]*)*")
 _BOX_GAP_PHRASE = re.compile(r"[^\n]{0,40}\b(?:and|or)[\s,;]*")
@@ -80,36 +106,67 @@ _NEGATED = re.compile(r"(?:\bnot|n't|\\neq?)\s*\$?\s*$", re.IGNORECASE)
 _ONE_WORD = re.compile(r"\(?[A-Za-z]+\)?")
 
 
+@dataclass(frozen=True)
+class Extraction:
+    """What a completion commits to: `answer` and the `rule` that found it, or no answer and `refusal`.
+
+    Refusals: "no answer", "unclosed think", "unclosed box", and the reasons
+    of `math_commitment` ("partial box: ...", "negated", "hedge").
+    """
+
+    answer: str | None
+    rule: str = ""
+    refusal: str = ""
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    anchor: int  # orders candidates: the last anchor wins
+    start: int  # where the stated answer starts (negation is read before it)
+    end: int  # where it ends (hedges and negations are read after it)
+    answer: str
+    rule: str
+    refusal: str = ""
+
+
 def last_boxed(text: str) -> str | None:
     """Content of the last closed `\\boxed{...}` or `\\fbox{...}` (or `\\boxed 5`); linear time."""
     boxes, _ = find_boxes(undouble_box_backslashes(text))
     return boxes[-1].content if boxes else None
 
 
-def extract_answer(completion: str) -> tuple[str, str] | None:
-    """(answer text, rule name) or None when the completion commits to no answer.
+def extract_answer(completion: str, trusted: bool = False) -> tuple[str, str] | None:
+    """(answer text, rule name) or None when the completion commits to no answer (`extract` says why).
 
-    Rule names: "####", "boxed", "final-answer", "answer-is", "prose", "choice".
+    Rule names: "####", "boxed", "final-answer", "answer-is", "bare", "prose", "choice".
+    """
+    found = extract(completion, trusted)
+    return None if found.answer is None else (found.answer, found.rule)
+
+
+def extract(completion: str, trusted: bool = False) -> Extraction:
+    """The one final answer of a completion, or the reason there is none.
+
+    `trusted` (a gold solution, not model output): the final answer is read by
+    the same rules, without refusing hedges, negations or partial boxes.
     """
     text = strip_think(completion)
     if text is None:
-        return None
-    text = undouble_box_backslashes(text)
+        return Extraction(None, refusal="unclosed think: a <think> block never ends")
+    text = undouble_box_backslashes(text.translate(_INVISIBLE))
     boxes, unclosed_box = find_boxes(text)
     spans, broken = math_spans(text)
-    candidates: list[tuple[int, str, str]] = []  # (anchor position, answer, rule)
+    candidates: list[_Candidate] = []
 
-    last_hash = None
-    for match in _HASHES.finditer(text):
-        if match.group(1).strip():
-            last_hash = match
-    if last_hash is not None:
-        candidates.append((last_hash.start(), last_hash.group(1).strip(), "####"))
+    found = _hash_candidate(text)
+    if found is not None:
+        candidates.append(found)
     if boxes:
         group = _joined_boxes(text, boxes)
-        answer = ", ".join(box.content.strip() for box in group)
-        if answer.strip(", "):
-            candidates.append((group[-1].start, answer, "boxed"))
+        previous = boxes[-len(group) - 1] if len(boxes) > len(group) else None
+        found = _box_candidate(text, group, previous, spans)
+        if found is not None:
+            candidates.append(found)
     found = _last_anchored(text, _FINAL_ANSWER, "final-answer")
     if found is not None:
         candidates.append(found)
@@ -118,19 +175,79 @@ def extract_answer(completion: str) -> tuple[str, str] | None:
         if found is not None:
             candidates.append(found)
     if candidates:
-        anchor, answer, rule = max(candidates, key=lambda c: c[0])
-        if unclosed_box is not None and unclosed_box > anchor:
-            return None  # the model started a later box and never closed it: no committed answer
-        return answer, rule
+        final = max(candidates, key=lambda c: c.anchor)
+        if unclosed_box is not None and unclosed_box > final.anchor:
+            return Extraction(None, refusal="unclosed box: a later \\boxed{ never closes")
+        return Extraction(final.answer, final.rule) if trusted else _committed(text, final)
     if unclosed_box is not None:
-        return None
+        return Extraction(None, refusal="unclosed box: a \\boxed{ never closes")
 
+    bare = None if boxes else _bare_answer(text)
+    if bare is not None:
+        return bare
     limit = len(text) if broken is None else broken
-    answer = _last_item(text, 0, limit, spans)
-    if answer:
-        return answer, "prose"
+    found = _last_item(text, 0, limit, spans)
+    if found is not None:
+        return Extraction(found.answer, found.rule) if trusted else _committed(text, found)
     choice = _LEADING_CHOICE.match(text)
-    return (choice.group(1), "choice") if choice else None
+    if choice:
+        return Extraction(choice.group(1), "choice")
+    return Extraction(None, refusal="no answer: no box, answer statement or number")
+
+
+def _committed(text: str, found: _Candidate) -> Extraction:
+    """The candidate as the answer, unless it is refused (negated, hedged, a partial box)."""
+    if negated(text, found.start, found.end):
+        return Extraction(None, found.rule, f"negated: the answer {found.answer[:40]!r} is stated as what it is not")
+    if found.refusal:
+        return Extraction(None, found.rule, found.refusal)
+    if hedged_after(text, found.end):
+        return Extraction(None, found.rule, f"hedge: {found.answer[:40]!r} is asked, or followed by an alternative")
+    return Extraction(found.answer, found.rule)
+
+
+def _hash_candidate(text: str) -> _Candidate | None:
+    """The last non-empty `#### X` line: X without calculator annotations and trailing explanations."""
+    last = None
+    for match in _HASHES.finditer(text):
+        if match.group(1).strip():
+            last = match
+    if last is None:
+        return None
+    line = _CALCULATOR.sub("", last.group(1)[:_WINDOW]).strip()  # no answer line is longer than a window
+    answer = line if _is_mathy(line) else _leading_answer(line)
+    refusal = "hedge: the #### line offers alternatives" if _HEDGE_WORD.search(line) else ""
+    if not answer:
+        answer, refusal = line, refusal
+    return _Candidate(last.start(), last.start(1), last.end(), _strip_delimiters(answer), "####", refusal)
+
+
+def _leading_answer(line: str) -> str | None:
+    """The value a `####` line opens with, before an explanation: "18 (because 3*6=18)" -> "18"."""
+    cut = _EXPLANATION.search(line)
+    head = line[: cut.start()].strip() if cut else line
+    return head if head and _is_mathy(head) else None
+
+
+def _box_candidate(text: str, group: list[Box], previous: Box | None, spans: list[Span]) -> _Candidate | None:
+    """The joined boxes as one answer, each box's percent or degree sign included, each box checked whole."""
+    starts = [span.start for span in spans]
+    parts = []
+    for box in group:
+        i = bisect.bisect_right(starts, box.start) - 1
+        in_math = i >= 0 and spans[i].end > box.start
+        refusal = box_refusal(text, box.start, box.end, in_math)
+        if refusal:
+            answer = ", ".join(b.content.strip() for b in group)
+            return _Candidate(group[-1].start, group[0].start, group[-1].end, answer, "boxed", refusal)
+        parts.append(box.content.strip() + suffix_after(text, box.end))
+    answer = ", ".join(parts)
+    if not answer.strip(", "):
+        return None
+    refusal = ""
+    if previous is not None and hedged_between(text[previous.end : group[0].start][:_GAP]):
+        refusal = f"hedge: {answer[:40]!r} is offered as an alternative to {previous.content[:20]!r}"
+    return _Candidate(group[-1].start, group[0].start, group[-1].end, answer, "boxed", refusal)
 
 
 def _joined_boxes(text: str, boxes: list[Box]) -> list[Box]:
@@ -150,7 +267,7 @@ def _is_box_gap(gap: str) -> bool:
     return bool(_CONNECTORS.fullmatch(gap) or _BOX_GAP_PHRASE.fullmatch(gap) or _BOX_GAP_NAME.fullmatch(gap))
 
 
-def _last_anchored(text: str, pattern: re.Pattern[str], rule: str) -> tuple[int, str, str] | None:
+def _last_anchored(text: str, pattern: re.Pattern[str], rule: str) -> _Candidate | None:
     """The last anchor of `pattern` that introduces a readable answer, as a candidate."""
     anchors = list(pattern.finditer(text))
     for anchor in reversed(anchors[-20:]):  # a bounded number of windows keeps this linear
@@ -161,16 +278,21 @@ def _last_anchored(text: str, pattern: re.Pattern[str], rule: str) -> tuple[int,
         if after is None:
             continue  # "the final answer will need...", "to answer this": not an answer statement
         start = after.end()
-        window = text[start : start + _WINDOW]
-        answer = _phrase(window, final=rule == "final-answer")
-        if answer:
-            return anchor.start(), answer, rule
+        stated = _phrase(text[start : start + _WINDOW], final=rule == "final-answer")
+        if stated is not None:
+            answer, lead, end, refusal = stated
+            return _Candidate(anchor.start(), start + lead, start + end, answer, rule, refusal)
     return None
 
 
-def _phrase(window: str, final: bool) -> str | None:
-    """The answer stated at the start of `window`: up to the end of its sentence, reduced to its math."""
-    window = window[_LEAD.match(window).end() :]
+def _phrase(window: str, final: bool) -> tuple[str, int, int, str] | None:
+    """(answer, its start, the end of its sentence, refusal) stated at the start of `window`.
+
+    The phrase runs to the end of its sentence and is reduced to its math; a
+    phrase that hedges ("5 or maybe 7", "7?") is refused.
+    """
+    lead = _LEAD.match(window).end()
+    window = window[lead:]
     spans, broken = math_spans(window)
     end = len(window) if broken is None else broken
     starts = [s.start for s in spans]
@@ -179,29 +301,33 @@ def _phrase(window: str, final: bool) -> str | None:
         if i < 0 or spans[i].end <= stop.start():  # not inside a math span
             end = stop.start()
             break
-    phrase = window[:end].strip().replace('\\"', '"').strip('"').strip()
+    phrase = window[:end].strip().replace('\\"', '"').strip('"').strip("*").strip()
     if not phrase or phrase.lower().startswith(("not ", "n't")):
         return None
+    spans = math_spans(phrase)[0]
+    if hedged_phrase(phrase, len(_items(phrase, 0, len(phrase), spans))):
+        return phrase, lead, lead + end, f"hedge: {phrase[:40]!r} offers alternatives or asks"
     if _is_mathy(phrase):
-        return _strip_delimiters(phrase)
+        return _strip_delimiters(phrase), lead, lead + end, ""
     if final:  # "The largest $n$ is 34."
         tail = list(_IS.finditer(phrase))
         if tail:
             phrase = phrase[tail[-1].end() :]
             if _is_mathy(phrase):
-                return _strip_delimiters(phrase)
+                return _strip_delimiters(phrase), lead, lead + end, ""
     else:
         phrase = _CLAUSE.split(phrase, maxsplit=1)[0]
-    spans = [s for s in math_spans(phrase)[0]]
-    item = _last_item(phrase, 0, len(phrase), spans)
-    if item:
-        return item
-    return phrase if _ONE_WORD.fullmatch(phrase) and phrase.lstrip("(")[:1].isupper() else None  # "Evelyn", "(B)"; not "correct"
+    item = _last_item(phrase, 0, len(phrase), math_spans(phrase)[0])
+    if item is not None:
+        return item.answer, lead, lead + end, item.refusal
+    if _ONE_WORD.fullmatch(phrase) and phrase.lstrip("(")[:1].isupper():  # "Evelyn", "(B)"; not "correct"
+        return phrase, lead, lead + end, ""
+    return None
 
 
 def _is_mathy(phrase: str) -> bool:
     """No prose words outside `\\text{}` and LaTeX commands ("x = 5", "$\\frac12$", "A", "(3, 4)")."""
-    plain = _TEXT_CMD.sub(" ", phrase)
+    plain = _ENVIRONMENT.sub(" ", _TEXT_CMD.sub(" ", phrase))
     return all(word.group().lower() in _NOT_PROSE for word in _PROSE_WORD.finditer(plain))
 
 
@@ -247,10 +373,11 @@ def _numbers(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
     return sorted(found)
 
 
-def _last_item(text: str, start: int, end: int, spans: list[Span]) -> str | None:
+def _last_item(text: str, start: int, end: int, spans: list[Span]) -> _Candidate | None:
     """The last item in text[start:end], joined with the items before it that only connectors separate.
 
-    An item stated as negated ("is not 5", "isn't 5", "\\ne 5") is not an answer. Only a tail
+    An item stated as negated ("is not 5", "isn't 5", "\\ne 5") is not an answer. An item offered
+    as an alternative to the one before it ("5 or maybe 7", "5? 6? 7?") is a hedge. Only a tail
     of the text is read, doubled until it holds enough items: the cost is linear in the text.
     """
     window = _TAIL
@@ -264,8 +391,39 @@ def _last_item(text: str, start: int, end: int, spans: list[Span]) -> str | None
     if not items:
         return None
     group = [items[-1]]
+    previous = None
     for item in reversed(items[:-1]):
         if len(group) > _MAX_JOINED or not _is_item_gap(text[item[1] : group[-1][0]]):
+            previous = item
             break
         group.append(item)
-    return ", ".join(content for _, _, content in reversed(group))
+    group.reverse()
+    answer = ", ".join(content for _, _, content in group)
+    refusal = ""
+    if previous is not None and hedged_between(text[previous[1] : group[0][0]][:_GAP]):
+        refusal = f"hedge: {answer[:40]!r} is offered as an alternative to {previous[2][:20]!r}"
+    return _Candidate(group[0][0], group[0][0], group[-1][1], answer, "prose", refusal)
+
+
+def _bare_answer(text: str) -> Extraction | None:
+    """The whole completion as the answer when it is nothing but one ("\\frac{\\sqrt3}{2}", "(1, 2]", "Evelyn")."""
+    core = text.strip().strip("*").strip()
+    if not core or len(core) > _BARE_MAX:
+        return None
+    spans, broken = math_spans(core)
+    if broken is not None:
+        return None
+    outside = core
+    for span in reversed(spans):
+        outside = outside[: span.start] + " " + outside[span.end :]
+    if "\n" in outside.strip():
+        return None  # several lines of prose or working: not an answer on its own
+    if _is_mathy(core):
+        answer = _strip_delimiters(core)
+    elif _ONE_WORD.fullmatch(core.rstrip(".")):
+        answer = core.rstrip(".")
+    else:
+        return None
+    if "?" in answer:
+        return Extraction(None, "bare", f"hedge: {answer[:40]!r} is a question")
+    return Extraction(answer, "bare") if answer.strip() else None

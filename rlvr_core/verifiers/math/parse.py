@@ -14,8 +14,10 @@ An answer is one of:
   (`2x+4y=3`, `x \\le 5`, `-2 < x < 7`), kept as sides and operators.
 
 Chains: `x = 5+5+1 = 11` assigns 11 to x (the last side is the value);
-`2+3 = 5` (no variable anywhere) is the value 5; `x = 1/3 \\approx 0.33`
-drops the approximation. `a \\pm b` is the list `a+b, a-b`.
+`2+3 = 5` (no variable anywhere) is the value 5 (comparison checks that such
+a chain is true). `\\approx` keeps the exact side: `x = 1/3 \\approx 0.33` is
+x = 1/3 and `\\pi \\approx 3.14` is `\\pi`; only `x \\approx 0.33`, where the
+approximation is the only value, is read as x = 0.33. `a \\pm b` is the list `a+b, a-b`.
 
 Parsing is bounded: at most `MAX_ITEMS` items per list and `MAX_DEPTH`
 nesting levels, else `TooComplex` (the comparison then fails closed).
@@ -79,7 +81,6 @@ class Relation:
 Node = TypingUnion[Leaf, Bracketed, Collection, Union, Assign, Group, Relation]
 
 _OPS = ("\\approx", "\\equiv", "\\le", "\\ge", "\\ne", "\\in", "=", "<", ">")
-_OPENERS = {"(": ")", "[": "]", "{": "}"}
 _NAME_SUBSCRIPT = re.compile(r"_\{[^{}]*\}|_[A-Za-z0-9]|'|\\prime")
 _NAME_CALL = re.compile(r"(?<=[A-Za-z}])\([^()]*\)")
 _NAME_CHARS = re.compile(r"[A-Za-z\\{}(),:/| ]+")
@@ -135,12 +136,13 @@ def _parse_item(s: str, depth: int) -> Node:
 
 
 def _relation(sides: list[str], ops: list[str], depth: int) -> Node:
-    if "\\approx" in ops:
+    if "\\approx" in ops:  # the exact side is the answer; what follows "\\approx" is a rounding of it
         cut = ops.index("\\approx")
-        if "=" in ops[:cut]:
-            sides, ops = sides[: cut + 1], ops[:cut]
-        elif set(ops) == {"\\approx"}:
-            ops = ["="] * len(ops)
+        if cut == 0 and is_name(sides[0]) and sides[1]:
+            return Assign(sides[0], parse(sides[1], depth + 1))  # "x \\approx 0.33": the only value given
+        sides, ops = sides[: cut + 1], ops[:cut]
+        if not ops:
+            return parse(sides[0], depth + 1) if sides[0] else Leaf("")
     if any(not side for side in sides):
         return Leaf("".join(a + b for a, b in zip(sides, ops + [""])))
     if ops == ["\\in"] and is_name(sides[0]):

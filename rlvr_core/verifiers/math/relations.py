@@ -9,6 +9,17 @@ kinds agree and `E1 / E2` simplifies to a constant: any non-zero constant for
 `2x+4y-3=0` and `y=-x/2+3/4` agree, and `x<1` and `-x>-1` agree. A link whose
 `E` is zero (`x = x`, `0 = 0`) equals nothing.
 
+Two equations that are not constant multiples may still have the same
+solutions: `\\frac1y+\\frac1x=2` and `y=\\frac{x}{2x-1}`. They agree when, for a
+variable both contain, sympy's `solve` gives each the same finite set of
+solutions (at most `MAX_SOLVE_SYMBOLS` variables, under the comparison's time
+limit; anything sympy cannot solve is unproved, so not equal).
+
+`false_link` checks that a prediction is true as written: in an equality
+chain, every side without a variable must have the same value
+(`2 + 2 = 5` and `x = 6 = 5` are false; `x = 5+5+1 = 11` is true). A side
+after `\\approx` is an approximation and is not checked.
+
 A gold inequality in one variable also equals a predicted set of reals
 (interval, union, finite set): `-2 \\le x \\le 7` and `x \\in [-2,7]`. The
 reverse (a gold interval, a predicted inequality) is wrong, as in
@@ -19,8 +30,16 @@ from __future__ import annotations
 
 import random
 
-from rlvr_core.verifiers.math.parse import Assign, Bracketed, Collection, Leaf, Node, Union
-from rlvr_core.verifiers.math.symbolic import NotMath, SymbolicTimeout, to_sympy
+import re
+from fractions import Fraction
+
+from rlvr_core.verifiers.math.literals import as_number, states_value
+from rlvr_core.verifiers.math.parse import Assign, Bracketed, Collection, Leaf, Node, Union, split_relations, split_top
+from rlvr_core.verifiers.math.symbolic import NotMath, SymbolicTimeout, decimal_matches, equal, to_sympy
+
+MAX_SOLVE_SYMBOLS = 3
+_LETTER = re.compile(r"[A-Za-z]")
+_COMMAND = re.compile(r"\\[A-Za-z]+")
 
 _KINDS = {"=": ("=", False), "<": ("<", False), ">": ("<", True), "\\le": ("<=", False), "\\ge": ("<=", True), "\\ne": ("!=", False)}
 
@@ -120,20 +139,47 @@ def _links(sides: tuple[str, ...], ops: tuple[str, ...]) -> list[tuple[object, s
 
 
 def _same_link(gold: tuple[object, str], pred: tuple[object, str]) -> bool:
-    import sympy
-
     (g_expr, g_kind), (p_expr, p_kind) = gold, pred
     if g_kind != p_kind or g_expr == 0 or p_expr == 0:
         return False
     if g_expr == p_expr:
         return True
+    return _constant_multiple(g_expr, p_expr, g_kind) or g_kind == "=" and _same_solutions(g_expr, p_expr)
+
+
+def _same_solutions(g_expr, p_expr) -> bool:  # noqa: ANN001
+    """Whether `g_expr = 0` and `p_expr = 0` have the same solutions for a variable both contain."""
+    import sympy
+
+    symbols = sorted(g_expr.free_symbols | p_expr.free_symbols, key=lambda s: s.name)
+    if not symbols or len(symbols) > MAX_SOLVE_SYMBOLS or g_expr.free_symbols != p_expr.free_symbols:
+        return False
+    for symbol in symbols[::-1]:  # y before x: the solved-for variable of "y = f(x)" first
+        try:
+            g_solutions = sympy.solve(g_expr, symbol, dict=False)
+            p_solutions = sympy.solve(p_expr, symbol, dict=False)
+        except SymbolicTimeout:
+            raise
+        except Exception:  # noqa: BLE001 - not solvable for this variable: try the next
+            continue
+        if not g_solutions or not p_solutions:
+            continue
+        # solved for one variable, the two solution sets decide: the other variables need not be tried
+        return len(g_solutions) == len(p_solutions) and all(any(equal(a, b) for b in p_solutions) for a in g_solutions) \
+            and all(any(equal(a, b) for a in g_solutions) for b in p_solutions)
+    return False
+
+
+def _constant_multiple(g_expr, p_expr, kind: str) -> bool:  # noqa: ANN001
+    import sympy
+
     try:
         if not _constant_at_points(g_expr, p_expr):
             return False
         ratio = sympy.simplify(g_expr / p_expr)  # type: ignore[operator]
         if ratio.free_symbols or ratio == 0 or ratio.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
             return False
-        if g_kind in ("<", "<="):
+        if kind in ("<", "<="):
             return ratio.is_positive is True
         return ratio.is_zero is False
     except SymbolicTimeout:
@@ -159,3 +205,32 @@ def _constant_at_points(a, b) -> bool:  # noqa: ANN001
             return True
         seen.append(value)
     return abs(seen[0] - seen[1]) <= 1e-9 * max(1.0, abs(seen[0]))
+
+
+def false_link(text: str) -> str | None:
+    """The first pair of variable-free sides of an equality chain that differ ("2+2 = 5"), or None."""
+    for solution in split_top(text, ";"):
+        for item in split_top(solution, ","):
+            sides, ops = split_relations(item)
+            if "\\approx" in ops:
+                cut = ops.index("\\approx")
+                sides, ops = sides[: cut + 1], ops[:cut]
+            if not ops or any(op != "=" for op in ops):
+                continue
+            constant = [side for side in sides if side and not _LETTER.search(_COMMAND.sub("", side))]
+            for side in constant[:-1]:
+                if not _same_value(side, constant[-1]):
+                    return f"{side} = {constant[-1]}"
+    return None
+
+
+def _same_value(a: str, b: str) -> bool:
+    """Whether two variable-free sides have the same value; unreadable sides are not judged (True)."""
+    x, y = as_number(a), as_number(b)
+    if isinstance(x, Fraction) and isinstance(y, Fraction):
+        return x == y or states_value(a, y) or states_value(b, x)
+    try:
+        u, v = to_sympy(a), to_sympy(b)
+    except NotMath:
+        return True
+    return equal(u, v) or decimal_matches(a, v) or decimal_matches(b, u)

@@ -6,7 +6,7 @@ alternatives are fixed strings or single character classes, so nothing can
 backtrack: 100,000 characters of adversarial input (unclosed `\\boxed{`,
 nested braces, runs of backslashes or dollars) cost milliseconds.
 
-What a "box" is: `\\boxed{...}` or `\\fbox{...}` with balanced braces (`\\{`
+What a "box" is: `\\boxed{...}`, `\\fbox{...}` or `\\framebox{...}` with balanced braces (`\\{`
 and `\\}` are characters, not grouping), or the brace-less `\\boxed 5`. A box
 that never closes is reported separately: the model meant to commit to an
 answer and did not finish it, so nothing after it is read as a stated answer.
@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 # Tokens: a LaTeX command (letters), any other escaped character, or a brace.
 _BRACE_TOKENS = re.compile(r"\\[A-Za-z]+|\\.|[{}]", re.DOTALL)
-_BOX_COMMANDS = frozenset({"\\boxed", "\\fbox"})
+_BOX_COMMANDS = frozenset({"\\boxed", "\\fbox", "\\framebox"})
 # `\\boxed` written with an escaped backslash (JSON-escaped output) is still a box.
-_DOUBLED_BOX = re.compile(r"\\\\(?=(?:boxed|fbox)(?![A-Za-z]))")
+_DOUBLED_BOX = re.compile(r"\\\\(?=(?:boxed|fbox|framebox)(?![A-Za-z]))")
 _BARE_BOX_TOKEN = re.compile(r"[ \t]*([^\s$.,;{}\\]+)")
 _CLOSERS = {"$$": "$$", "\\[": "\\]", "$": "$", "\\(": "\\)"}
 _MATH_TOKENS = re.compile(r"\\\$|\$\$|\$|\\\[|\\\]|\\\(|\\\)|\n")

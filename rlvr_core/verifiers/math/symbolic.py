@@ -6,8 +6,10 @@ leaf into a sympy object; equality is then proved, never estimated:
 - decimals are rewritten as exact fractions before parsing (`10.5` -> 21/2),
   so `\\frac{10\\sqrt{10.5}}{27}` equals `\\frac{5\\sqrt{42}}{27}` exactly and no
   float tolerance is ever applied;
-- two expressions are equal only when `simplify(a - b)` is zero. A numeric
-  evaluation may prove them *different* (and so skip `simplify`), never equal;
+- two expressions are equal only when `simplify(a - b)` is zero, with the
+  variables taken as real numbers where that matters (`\\sqrt{x^2}` is `|x|`).
+  A numeric evaluation may prove them *different* (and so skip `simplify`),
+  never equal;
 - anything that evaluates to nan, zoo, or an infinity (`\\frac{0}{0}`,
   `\\infty - \\infty`, `12:00` read as 12/0) equals nothing here;
   `\\infty` as an answer or an interval end is matched as text earlier;
@@ -45,6 +47,7 @@ _INTEGER = re.compile(r"[0-9]+")
 _FACTORIAL_OF_EXPRESSION = re.compile(r"[)}\]]\s*!")
 _FACTORIAL = re.compile(r"([0-9]+)\s*!")
 _BIG_INT = re.compile(r"[0-9]{5,}")
+_ELLIPSIS = re.compile(r"\\[lc]?dots(?![A-Za-z])|\.\.\.|\u2026")
 _REFUSED = re.compile(r"\\(?:int|iint|oint|lim|prod)(?![A-Za-z])|\\sum_\{[^{}]*\}\^\{?[0-9]")
 
 
@@ -172,6 +175,8 @@ def to_sympy(latex: str):  # noqa: ANN201 - a sympy Basic or Matrix
     from latex2sympy2_extended.latex2sympy2 import ConversionConfig, latex2sympy
 
     guard(latex)
+    if _ELLIPSIS.search(latex):
+        raise NotMath("an ellipsis states no exact value (`5\\ldots`, `3.14159...`)")
     warm_up()
     config = ConversionConfig(lowercase_symbols=False)
     try:
@@ -227,11 +232,31 @@ def equal(gold, pred) -> bool:  # noqa: ANN001
         if _clearly_nonzero(diff):
             return False
         simplified = sympy.simplify(diff)
-        return simplified == 0 or simplified.is_zero is True
+        if simplified == 0 or simplified.is_zero is True:
+            return True
+        return _zero_over_the_reals(simplified)
     except SymbolicTimeout:
         raise
     except Exception:  # noqa: BLE001 - sympy fails in many ways on odd input; unproved is not equal
         return False
+
+
+def _zero_over_the_reals(expr) -> bool:  # noqa: ANN001
+    """`expr` is zero once its variables are real: `\\sqrt{x^2}` is `|x|` (contest variables are real numbers).
+
+    Only tried where real variables can matter (a root, an absolute value, a
+    logarithm); never assumes positive, so `\\sqrt{x^2}` is still not `x`.
+    """
+    import sympy
+
+    symbols = expr.free_symbols
+    if not symbols or not expr.has(sympy.Abs, sympy.log, sympy.sign) and not any(
+        not power.exp.is_integer for power in expr.atoms(sympy.Pow)
+    ):
+        return False
+    real = expr.subs({s: sympy.Symbol(s.name, real=True) for s in symbols})
+    simplified = sympy.simplify(real)
+    return simplified == 0 or simplified.is_zero is True
 
 
 def _clearly_nonzero(expr) -> bool:  # noqa: ANN001

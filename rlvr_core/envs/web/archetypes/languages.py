@@ -1,9 +1,12 @@
-"""Languages family: one section among many languages, and right-to-left pages with bidi marks."""
+"""Languages family: one section among many languages, right-to-left pages with bidi marks, text with emoji,
+combining marks and non-breaking spaces. From medium difficulty up hidden twins of the target come before and after it."""
 
 from __future__ import annotations
 
+import unicodedata
+
 from rlvr_core.envs.web import vocab
-from rlvr_core.envs.web.page import Rng, base_url, el, page, site, text
+from rlvr_core.envs.web.page import Rng, around_target, base_url, el, page, single_page, site, text
 from rlvr_core.envs.web.task import Archetype, Draft, register
 
 LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "ja": "Japanese",
@@ -33,10 +36,17 @@ def multilingual(rng: Rng, difficulty: str) -> Draft:
         sections.append(el("section", el("p", text(vocab.MULTILINGUAL[code]["text"][0]), class_="desc"),
                            class_="description-archive", lang=code))
     rng.shuffle(sections)
+    if difficulty != "easy":  # the previous and the next description in the target language, hidden, first and last
+        own = vocab.MULTILINGUAL[target]["text"]
+        for at, shift in ((0, 1), (len(sections) + 1, 2)):
+            stale = own[(own.index(expected) + shift) % phrases]
+            sections.insert(at, el("section", el("p", text(stale), class_="desc"), class_="description", lang=attr,
+                                   hide=rng.hide(difficulty)))
     main = el("h1", text(rng.product_name())) + el("div", "\n".join(sections), class_="translations")
     where = f'the section with lang="{attr}"' if difficulty == "easy" else f"the {LANGUAGE_NAMES[target]} section"
     query = (f'This product page shows its description in several languages (section elements with class '
-             f'"description"). What is the description text (the element with class "desc") in {where}?')
+             f'"description"). What is the description text (the element with class "desc") in {where}? Only '
+             "visible sections count.")
     url = base_url(rng)
     pages = {"/index.html": page(rng, title="Product", main=main, difficulty=difficulty)}
     return Draft(site(url, "/index.html", pages), query, {"lang": attr}, "text", expected)
@@ -60,6 +70,11 @@ def rtl(rng: Rng, difficulty: str) -> Draft:
     values = {p: _rtl_value(rng, lang, p, difficulty) for p in ("name", "price")}
     head = el("h1", text(values["name"]), itemprop="name")
     price = el("p", text(labels["price"]) + ": " + el("span", text(values["price"]), itemprop="price"))
+    if difficulty != "easy":  # the value before an update, hidden, first, and a draft of the next one, hidden, last
+        stale = el("span", text(_rtl_value(rng, lang, prop, difficulty)), itemprop=prop, hide=rng.hide(difficulty))
+        draft = el("span", text(_rtl_value(rng, lang, prop, difficulty)), itemprop=prop, hide=rng.hide(difficulty))
+        head = stale + head
+        price += draft
     related = ""
     if difficulty != "easy":
         related = el("div", "".join(el("div", el("span", text(_rtl_value(rng, lang, "name", difficulty)), itemprop="name")
@@ -74,15 +89,41 @@ def rtl(rng: Rng, difficulty: str) -> Draft:
     url = base_url(rng)
     pages = {"/index.html": page(rng, title=labels["name"], main=product, difficulty=difficulty, lang=lang, dir_="rtl")}
     query = (f'This is a right-to-left ({LANGUAGE_NAMES[lang]}) product page. What is the text of the main product\'s '
-             f'itemprop="{prop}" element (the first element with itemtype "https://schema.org/Product"; not one of '
+             f'visible itemprop="{prop}" element (the first element with itemtype "https://schema.org/Product"; not one of '
              "the related products)? Keep the text as it is, including any direction marks.")
     return Draft(site(url, "/index.html", pages), query, {"itemprop": prop}, "text", values[prop])
+
+
+_EMOJI = ("🔥", "✨", "🎁", "👍🏽", "🇯🇵", "👩‍💻", "☕️", "🚚")
+
+
+def emoji_text(rng: Rng, difficulty: str) -> Draft:
+    """Text with emoji (skin tones, flags, ZWJ sequences), accents and currency signs kept exactly as written."""
+    cls = rng.pick(("tagline", "promo-line", "hero-copy"))
+    word = rng.pick(("Café", "Crème", "Jalapeño", "Smörgås", "Señor", "Naïve"))
+    if difficulty == "hard":
+        word = unicodedata.normalize("NFD", word)  # the accent as a combining mark
+    value = (f"{rng.pick(_EMOJI)} {word} {rng.pick(vocab.NOUNS)} — {rng.pick(('€', '£', '¥', '₹'))}"
+             f"{rng.randint(5, 500)} {rng.pick(_EMOJI)}")
+    if difficulty != "easy":
+        value = value.replace(" — ", "\u00a0—\u00a0")  # non-breaking spaces (collapsed like any whitespace)
+    target = el("p", text(value), class_=cls)
+    parts = [el("h1", text(rng.product_name())), target, el("p", text(rng.sentence()), class_=f"{cls}-sub")]
+    twin = (lambda: el("p", text(f"{rng.pick(_EMOJI)} {word} {rng.pick(vocab.NOUNS)}"), class_=cls,
+                       hide=rng.hide(difficulty))) if difficulty != "easy" else None
+    main = el("div", "\n".join(around_target(rng, parts, target, twin)), class_="hero")
+    query = (f'What is the text of the visible element with class "{cls}"? Keep every character as written (emoji, '
+             "accents, currency signs); collapse runs of whitespace to single spaces.")
+    return Draft(single_page(rng, difficulty, "Offer", main), query, {"class": cls}, "text", " ".join(value.split()))
 
 
 for _a in (
     Archetype("multilingual", "languages", "the description in one language among several",
               "3/5/7 languages; easy: names the lang code; medium: names the language, archived decoy section; "
-              "hard: region subtags (ja-JP) and a second paragraph per section", multilingual),
+              "hard: region subtags (ja-JP) and a second paragraph per section; medium: hidden stale sections "
+              "first and last", multilingual),
+    Archetype("emoji_text", "languages", "text with emoji, flags, ZWJ sequences and accents, exactly",
+              "medium: non-breaking spaces, hidden twins before and after; hard: accents as combining marks (NFD)", emoji_text),
     Archetype("rtl", "languages", "a product name or price on an Arabic or Hebrew right-to-left page",
               "easy: plain; medium: right-to-left marks in the value, related products; hard: related products "
               "nested inside the main product's itemscope", rtl),

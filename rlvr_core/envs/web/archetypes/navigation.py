@@ -6,7 +6,6 @@ from rlvr_core.envs.web import vocab
 from rlvr_core.envs.web.page import Rng, base_url, el, money, page, site, text
 from rlvr_core.envs.web.task import Archetype, Draft, register
 
-HIDE = "display:none"
 CHAIN_LINK = "Continue to the next checkpoint"
 
 
@@ -24,14 +23,14 @@ def link_chain(rng: Rng, difficulty: str) -> Draft:
             links.append(el("a", CHAIN_LINK, href=paths[i + 1]))
         if difficulty != "easy":
             links.append(el("a", text(f"{CHAIN_LINK} (preview)"), href=f"/preview/{rng.token(5)}.html"))
-        if difficulty == "hard":
-            trap = f"/cp/{rng.token(6)}.html"
-            links.append(el("div", el("a", CHAIN_LINK, href=trap), style=HIDE))
-            pages[trap] = page(rng, title="Checkpoint", difficulty=difficulty,
-                               main=el("h1", "Checkpoint") + el("div", text(codes[-1]), class_="checkpoint-code"))
         rng.shuffle(links)
+        if difficulty != "easy" and i + 1 < len(paths):  # a hidden link with the exact text, first, to a trap page
+            trap = f"/cp/{rng.token(6)}.html"
+            links.insert(0, el("div", el("a", CHAIN_LINK, href=trap), hide=rng.hide(difficulty)))
+            pages[trap] = page(rng, title="Checkpoint", difficulty=difficulty, compact=True,
+                               main=el("h1", "Checkpoint") + el("div", text(codes[-1]), class_="checkpoint-code"))
         parts.append(el("nav", " | ".join(links), class_="steps"))
-        pages[path] = page(rng, title=f"Checkpoint {i}", main="\n".join(parts), difficulty=difficulty)
+        pages[path] = page(rng, title=f"Checkpoint {i}", main="\n".join(parts), difficulty=difficulty, compact=True)
     query = (f'Starting from this page, follow the visible link whose text is exactly "{CHAIN_LINK}" on each page '
              'until you reach a page without such a link. What is the text of the element with class '
              '"checkpoint-code" on that last page?')
@@ -54,7 +53,8 @@ def _detail(rng: Rng, difficulty: str, name: str, value: float, specs: dict[str,
         related = el("section", "".join(el("div", el("span", text(rng.product_name())) + el("span", text(money(rng.price())),
                                                                                                class_="price"))
                                         for _ in range(2)), class_="related")
-    return page(rng, title=name, difficulty=difficulty, main=el("h1", text(name)) + _buy_box(rng, difficulty, value) + dl + related)
+    return page(rng, title=name, difficulty=difficulty, compact=True,
+                main=el("h1", text(name)) + _buy_box(rng, difficulty, value) + dl + related)
 
 
 def compare_products(rng: Rng, difficulty: str) -> Draft:
@@ -67,7 +67,7 @@ def compare_products(rng: Rng, difficulty: str) -> Draft:
         pages[path] = _detail(rng, difficulty, name, cents / 100, {"Brand": name.split()[0]})
         items.append(el("li", el("a", text(name), href=path) + " " + el("span", "See price", class_="muted")))
     rng.shuffle(items)
-    pages["/index.html"] = page(rng, title="Catalog", difficulty=difficulty,
+    pages["/index.html"] = page(rng, title="Catalog", difficulty=difficulty, compact=True,
                                 main=el("h1", "Catalog") + el("ul", "\n".join(items), class_="catalog-list"))
     chosen = names[:k]
     cheapest = min(range(k), key=lambda i: prices[i])
@@ -111,8 +111,9 @@ def search_then_detail(rng: Rng, difficulty: str) -> Draft:
                 expected = specs[field]
             items.append(el("li", el("a", text(name), href=path)))
         nav = el("a", "Next page", href=list_paths[p + 1], rel="next") if p + 1 < n_pages else ""
-        pages[list_paths[p]] = page(rng, title=f"Catalog page {p + 1}", difficulty=difficulty,
-                                    main=el("div", el("ul", "\n".join(items)), class_="catalog") + el("nav", nav, class_="pager"))
+        pages[list_paths[p]] = page(rng, title=f"Catalog page {p + 1}", difficulty=difficulty, compact=True,
+                                    main=el("div", el("ul", "\n".join(items)), class_="catalog")
+                                    + el("nav", nav, class_="pager"))
     query = (f'Find the product named exactly "{target}" in the catalog (it may be on a later page: follow the '
              f'"Next page" links) and report its "{field}" value from its product page, as shown there.')
     return Draft(site(base_url(rng), "/index.html", pages), query, {"product": target, "field": field}, "text", expected)
@@ -120,29 +121,29 @@ def search_then_detail(rng: Rng, difficulty: str) -> Draft:
 
 def paginated_count(rng: Rng, difficulty: str) -> Draft:
     n_pages = {"easy": 2, "medium": 3, "hard": 4}[difficulty]
-    status = rng.pick(vocab.STATUSES)
+    status, share = rng.pick(vocab.STATUSES), rng.uniform(0.1, 0.6)
     paths = ["/orders.html"] + [f"/orders/page-{i + 2}.html" for i in range(n_pages - 1)]
     pages, expected = {}, 0
     for p, path in enumerate(paths):
         rows = []
-        for _ in range(rng.randint(4, 8)):
-            st = status if rng.random() < 0.35 else rng.pick(vocab.STATUSES)
+        for _ in range(rng.randint(4, 12)):
+            st = status if rng.random() < share else rng.pick(vocab.STATUSES)
             if difficulty == "hard" and st == status and rng.random() < 0.3:
                 st = f"{status} (partial)"
             expected += st == status
             rows.append(el("tr", el("td", text(f"#{rng.randint(10000, 99999)}"), class_="id")
                            + el("td", f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}", class_="date")
                            + el("td", text(st), class_="status") + el("td", text(money(rng.price())), class_="total")))
-        if difficulty == "hard":
+        if difficulty != "easy":  # the row template the page's script clones, hidden
             rows.insert(0, el("tr", el("td", "#00000", class_="id") + el("td", "", class_="date")
                               + el("td", text(status), class_="status") + el("td", "", class_="total"),
-                              class_="template", style=HIDE))
+                              class_="template", hide=rng.hide(difficulty)))
         table = el("table", el("thead", el("tr", "".join(el("th", h) for h in ("Order", "Date", "Status", "Total"))))
                    + el("tbody", "\n".join(rows)), class_="orders")
         pager = el("a", "Next", href=paths[p + 1], rel="next") if p + 1 < n_pages else ""
         if p > 0:
             pager = el("a", "Previous", href=paths[p - 1], rel="prev") + " " + pager
-        pages[path] = page(rng, title="Order history", difficulty=difficulty,
+        pages[path] = page(rng, title="Order history", difficulty=difficulty, compact=True,
                            main=el("h1", f"Order history, page {p + 1}") + table + el("nav", pager, class_="pager"))
     query = (f'How many orders with the status exactly "{status}" are listed across all pages of this order history '
              '(follow the "Next" links; count visible rows only)?')
@@ -151,7 +152,7 @@ def paginated_count(rng: Rng, difficulty: str) -> Draft:
 
 for _a in (
     Archetype("link_chain", "navigation", "follow a named link across pages and read the last page's code",
-              "2/3/5 hops; medium: near-miss link texts; hard: a hidden link with the exact text leading to a trap",
+              "2/3/5 hops; medium: near-miss link texts, a hidden link with the exact text first, to a trap page",
               link_chain, multi_page=True),
     Archetype("compare_products", "navigation", "open several product pages and report the cheapest",
               "2/3/4 products among 3 extra; medium: struck-through old prices; hard: per-month prices, priced "
@@ -160,7 +161,7 @@ for _a in (
               "1/2/3 catalog pages; medium: 'Pro'/'Mini' near names; hard: an '(extended)' spec decoy",
               search_then_detail, multi_page=True),
     Archetype("paginated_count", "navigation", "count orders with a status across paginated tables",
-              "2/3/4 pages; hard: '(partial)' near-miss statuses and a hidden template row", paginated_count,
+              "2/3/4 pages; medium: a hidden template row; hard: '(partial)' near-miss statuses", paginated_count,
               multi_page=True),
 ):
     register(_a)

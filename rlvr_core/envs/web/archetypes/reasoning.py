@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 from rlvr_core.envs.web import vocab
-from rlvr_core.envs.web.page import Rng, base_url, el, money, page, site, text
+from rlvr_core.envs.web.page import Rng, el, money, single_page, text
 from rlvr_core.envs.web.task import Archetype, Draft, register
 
-HIDE = "display:none"
-
-
-def _page(rng: Rng, difficulty: str, title: str, main: str) -> dict:
-    return site(base_url(rng), "/index.html", {"/index.html": page(rng, title=title, main=main, difficulty=difficulty)})
+_page = single_page
 
 
 def multi_hop_filter(rng: Rng, difficulty: str) -> Draft:
@@ -46,9 +42,9 @@ def multi_hop_filter(rng: Rng, difficulty: str) -> Draft:
                    data_rating=f"{r['rating']:g}", aria_label=f"{r['rating']:g} out of 5")
         inner = (el("h3", text(rng.product_name())) + el("span", text(r["cat"]), class_="category")
                  + el("span", text(stock), class_="stock") + stars)
-        cards.append(el("div", inner, class_="product", data_sku=r["sku"], style=HIDE if r["hidden"] else None))
+        cards.append(el("div", inner, class_="product", data_sku=r["sku"], hide=rng.hide(difficulty) if r["hidden"] else None))
     main = el("section", el("h2", "All products") + "\n".join(cards), class_="catalog")
-    query = (f'Among the visible products in the category "{target_cat}" that are in stock (their stock line does '
+    query = (f'Among the visible products (elements with class "product") in the category "{target_cat}" that are in stock (their stock line does '
              f'not say "Out of stock"), which has the highest rating (data-rating)? Answer with its SKU, the '
              f"data-sku attribute.")
     return Draft(_page(rng, difficulty, "Catalog", main), query, {"category": target_cat}, "text", expected)
@@ -56,7 +52,7 @@ def multi_hop_filter(rng: Rng, difficulty: str) -> Draft:
 
 def aggregate_min_max(rng: Rng, difficulty: str) -> Draft:
     names = rng.sample(vocab.CATEGORIES, 3)
-    target = names[0]
+    target = rng.pick(names) if difficulty == "easy" else rng.pick(names[1:])  # never the first section from medium
     op = rng.pick(("min", "max")) if difficulty != "hard" else rng.pick(("min", "max", "sum"))
     sections, values = [], []
     for name in names:
@@ -76,8 +72,11 @@ def aggregate_min_max(rng: Rng, difficulty: str) -> Draft:
                             + el("span", shown, class_="price"), class_=classes))
             if name == target and not discontinued:
                 values.append(value)
+        if difficulty != "easy":  # an item sold out and hidden, with an extreme price
+            extreme = money(rng.pick((rng.price(1, 9), rng.price(2600, 9000))))
+            items.insert(rng.randint(0, len(items)), el("div", el("span", "Sold out", class_="name") + el(
+                "span", text(extreme), class_="price"), class_="item", hide=rng.hide(difficulty)))
         sections.append(el("section", el("h2", text(name)) + "\n".join(items), class_="shelf"))
-    rng.shuffle(sections)
     expected = round({"min": min, "max": max, "sum": sum}[op](values), 2)
     what = {"min": "lowest current price", "max": "highest current price", "sum": "sum of the current prices"}[op]
     query = (f'What is the {what} of the items in the "{target}" section (the section headed by an h2 "{target}")? '
@@ -88,11 +87,11 @@ def aggregate_min_max(rng: Rng, difficulty: str) -> Draft:
 
 
 def count_matching(rng: Rng, difficulty: str) -> Draft:
-    n = {"easy": 6, "medium": 10, "hard": 16}[difficulty]
-    k = rng.randint(1, 5)
+    n = {"easy": rng.randint(6, 14), "medium": rng.randint(10, 24), "hard": rng.randint(16, 36)}[difficulty]
+    k, share = rng.randint(1, 5), rng.uniform(0.15, 0.6)
     reviews, expected = [], 0
     for i in range(n):
-        rating = k if i % 3 == 0 else rng.randint(1, 5)
+        rating = k if rng.random() < share else rng.randint(1, 5)
         icons = difficulty == "hard" and i % 2 == 1 or difficulty == "medium"
         if icons:
             stars = el("div", el("i", "", class_="star is-filled") * rating + el("i", "", class_="star") * (5 - rating),
@@ -104,11 +103,12 @@ def count_matching(rng: Rng, difficulty: str) -> Draft:
             body += el("div", el("p", text("Seller reply: thank you for your feedback.")), class_="reply")
         reviews.append(el("article", body, class_="review"))
         expected += rating == k
-    if difficulty == "hard":
-        template = el("article", el("span", "{{author}}", class_="author") + el("div", "", class_="stars",
-                                                                               data_rating=str(k)),
-                      class_="review", style=HIDE)
-        reviews.insert(rng.randrange(n), template)
+    if difficulty != "easy":  # the template the page's script clones, and a review awaiting moderation, hidden
+        for _ in range(2 if difficulty == "hard" else 1):
+            template = el("article", el("span", "{{author}}", class_="author") + el("div", "", class_="stars",
+                                                                                   data_rating=str(k)),
+                          class_="review", hide=rng.hide(difficulty))
+            reviews.insert(rng.randrange(n), template)
     main = el("section", el("h2", "Customer reviews") + "\n".join(reviews), class_="reviews")
     query = f"How many visible reviews (article elements with class \"review\") rate the product exactly {k} out of 5 stars?"
     return Draft(_page(rng, difficulty, "Reviews", main), query, {"stars": k}, "number", expected)
@@ -122,7 +122,7 @@ for _a in (
               "4/6/9 items per section; medium: USD/$ formats, struck-through old prices; hard: + per-month "
               "prices, discontinued items, sum", aggregate_min_max),
     Archetype("count_matching", "reasoning", "count reviews with a given star rating",
-              "6/10/16 reviews; easy: data-rating; medium: star icons; hard: mixed, seller replies, a hidden "
-              "template review", count_matching),
+              "6-14/10-24/16-36 reviews; easy: data-rating; medium: star icons, a hidden template review; hard: "
+              "mixed, seller replies, two hidden reviews", count_matching),
 ):
     register(_a)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rlvr_core.config import load_config
-from rlvr_core.grpo.memory import (GIB, Architecture, MemoryEstimateError, architecture_of, check_at_start,
+from rlvr_core.devices.memory import (GIB, Architecture, MemoryEstimateError, architecture_of, check_at_start,
                                    estimate_training_memory, main)
 
 
@@ -73,3 +73,26 @@ def test_head_dim_defaults_to_hidden_over_heads() -> None:
     arch = Architecture.from_config({"hidden_size": 64, "num_hidden_layers": 2, "intermediate_size": 128,
                                      "num_attention_heads": 4, "vocab_size": 100})
     assert arch.head_dim == 16 and arch.num_key_value_heads == 4 and not arch.tie_word_embeddings
+
+
+def test_bf16_checkpoints_with_the_newest_state_only_take_a_third_of_the_disk_fp32_full_ones_did() -> None:
+    from rlvr_core.devices.memory import checkpoint_sizes
+
+    arch = architecture_of("Qwen/Qwen3-1.7B-Base")
+    params = arch.parameters()
+    lean = checkpoint_sizes(load_config("gsm8k"), arch)  # bf16 weights, keep_last 5, keep_optimizer latest
+    assert lean["weights"] == 2 * params and lean["training_state"] == 12 * params  # AdamW + fp32 master weights
+    assert lean["total"] == 5 * 2 * params + 12 * params
+    full_fp32 = 5 * (4 + 8) * params  # what every checkpoint used to hold: fp32 weights and AdamW
+    assert lean["total"] < full_fp32 / 2.5
+    every = checkpoint_sizes(load_config("gsm8k", ["checkpointing.keep_optimizer=all"]), arch)
+    assert every["total"] == 5 * (2 + 12) * params
+
+
+def test_the_cli_prints_the_checkpoint_sizes(capsys) -> None:
+    from rlvr_core.devices.memory import main
+
+    main(["gsm8k"])
+    out = capsys.readouterr().out
+    assert "| weights (bfloat16, the HF folder vLLM loads) | 3.2 |" in out
+    assert "all checkpoints, keep_last 5, keep_optimizer latest" in out

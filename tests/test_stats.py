@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rlvr_core.reports.stats import newcombe_difference, paired_bootstrap, unpaired_bootstrap, wilson
+from rlvr_core.stats import newcombe_difference, paired_bootstrap, unpaired_bootstrap, wilson
 
 
 def test_wilson_matches_newcombe_1998_table_i():

@@ -22,6 +22,12 @@ What it counts, per trainer GPU (the rollout engine has its own GPU):
 A micro-batch holds `training.micro_batch_tokens` tokens, or without a
 budget the step's rows split `grad_accum_steps` ways at
 `ASSUMED_PROMPT_TOKENS` prompt tokens plus `sampling.max_new_tokens` each.
+
+The command also prints what the run's checkpoints take on disk
+(`checkpoint_sizes`): the weights in `model.dtype` (what vLLM loads), the
+training state (AdamW's two fp32 moments, plus fp32 master weights when the
+folder's are not fp32) in the checkpoints `checkpointing.keep_optimizer`
+keeps it in, and the total at `checkpointing.keep_last`.
 """
 
 from __future__ import annotations
@@ -106,7 +112,7 @@ def architecture_of(name_or_path: str) -> Architecture:
     if name_or_path in KNOWN_ARCHITECTURES:
         return Architecture.from_config(KNOWN_ARCHITECTURES[name_or_path])
     raise ValueError(f"no config.json for {name_or_path!r} (not a folder, not in the Hugging Face cache, not in "
-                     f"rlvr_core/grpo/memory.py's KNOWN_ARCHITECTURES). Fix: download the model first, or add its "
+                     f"rlvr_core/devices/memory.py's KNOWN_ARCHITECTURES). Fix: download the model first, or add its "
                      f"config.json fields to KNOWN_ARCHITECTURES")
 
 
@@ -187,14 +193,44 @@ def check_at_start(config: "ExperimentConfig", model_path: str, gpu_capacity: in
     return estimate.table(gpu_capacity)
 
 
+ADAM_STATE_BYTES_PER_PARAM = 8     # exp_avg + exp_avg_sq in fp32
+WEIGHT_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4, "auto": 4}  # "auto" on CPU is fp32
+
+
+def checkpoint_sizes(config: "ExperimentConfig", arch: Architecture) -> dict[str, int]:
+    """Bytes on disk: one checkpoint's weights, one training state, and all of a run's checkpoints at
+    `keep_last` (None: per checkpoint kept, the total grows with every one)."""
+    params = arch.parameters()
+    weight_bytes = WEIGHT_BYTES[config.model.dtype]
+    weights = weight_bytes * params
+    state = ADAM_STATE_BYTES_PER_PARAM * params + (4 * params if weight_bytes != 4 else 0)
+    kept = config.checkpointing.keep_last or 1
+    with_state = 1 if config.checkpointing.keep_optimizer == "latest" else kept
+    return {"weights": weights, "training_state": state, "kept": kept, "total": kept * weights + with_state * state}
+
+
+def checkpoint_table(config: "ExperimentConfig", arch: Architecture) -> str:
+    sizes = checkpoint_sizes(config, arch)
+    c = config.checkpointing
+    where = "the newest checkpoint only" if c.keep_optimizer == "latest" else "every checkpoint"
+    kept = f"keep_last {c.keep_last}" if c.keep_last else "per checkpoint (keep_last unset: every one is kept)"
+    return "\n".join([
+        f"checkpoint sizes on disk (every {c.every_steps} steps):", "| part | GiB |", "|---|---:|",
+        f"| weights ({config.model.dtype}, the HF folder vLLM loads) | {sizes['weights'] / GIB:.1f} |",
+        f"| training state (AdamW moments{' + fp32 master weights' if WEIGHT_BYTES[config.model.dtype] != 4 else ''})"
+        f", in {where} | {sizes['training_state'] / GIB:.1f} |",
+        f"| **all checkpoints, {kept}, keep_optimizer {c.keep_optimizer}** | **{sizes['total'] / GIB:.1f}** |"])
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
     from rlvr_core.config import load_config
 
     parser = argparse.ArgumentParser(
-        prog="python -m rlvr_core.grpo.memory",
-        description="Estimate the trainer's GPU memory for a config and check it fits (exit 1 when not).")
+        prog="python -m rlvr_core.devices.memory",
+        description="Estimate the trainer's GPU memory for a config and check it fits (exit 1 when not); then "
+                    "what the run's checkpoints take on disk.")
     parser.add_argument("config", help="a config path or a name in configs/, e.g. gsm8k")
     parser.add_argument("overrides", nargs="*", help="dotted section.field=value overrides")
     parser.add_argument("--gpu-gib", type=float, default=None,
@@ -202,8 +238,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     config = load_config(args.config, args.overrides)
     capacity = int((args.gpu_gib or config.training.gpu_memory_gib) * GIB)
-    estimate = estimate_training_memory(config, architecture_of(config.model.name_or_path))
+    arch = architecture_of(config.model.name_or_path)
+    estimate = estimate_training_memory(config, arch)
     print(estimate.table(capacity))
+    print()
+    print(checkpoint_table(config, arch))
     return 0 if estimate.fits(capacity) else 1
 
 

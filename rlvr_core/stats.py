@@ -10,6 +10,7 @@
   difference; pairing removes the item-difficulty variance both share, so it
   is much tighter than an unpaired interval on the same data.
 - `unpaired_bootstrap`: the fallback for non-binary rewards on different items.
+- `bootstrap_mean`: the interval of one mean reward (resampling items).
 
 A delta is "distinguishable from noise" when its 95% interval excludes 0.
 """
@@ -97,3 +98,16 @@ def unpaired_bootstrap(first: Sequence[float], second: Sequence[float], *, resam
         diffs.extend((b[rng.integers(0, len(b), (size, len(b)))].mean(1)
                       - a[rng.integers(0, len(a), (size, len(a)))].mean(1)).tolist())
     return _percentile_interval(diffs, float(b.mean() - a.mean()), "unpaired bootstrap")
+
+
+def bootstrap_mean(values: Sequence[float], *, resamples: int = 4000, seed: int = 0) -> Interval:
+    """Percentile bootstrap interval of the mean (resampling items)."""
+    import numpy as np
+
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        raise ValueError("bootstrap_mean needs at least one value")
+    rng = np.random.default_rng(seed)
+    means = data[rng.integers(0, data.size, size=(resamples, data.size))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return Interval(float(data.mean()), float(low), float(high), "bootstrap")

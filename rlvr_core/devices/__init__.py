@@ -1,0 +1,12 @@
+"""The device plan: which GPUs train, generate and evaluate on every node, decided once per run.
+
+`python -m rlvr_core.devices plan CONFIG [--gpus 1,1]` prints the plan for a topology.
+"""
+
+from rlvr_core.devices.plan import PLAN_FILE, Device, DevicePlan, DevicePlanError, load_plan, plan_devices
+from rlvr_core.devices.queue import DeviceQueue
+from rlvr_core.devices.render import render_plan
+from rlvr_core.devices.topology import Node, Topology
+
+__all__ = ["PLAN_FILE", "Device", "DevicePlan", "DevicePlanError", "DeviceQueue", "Node", "Topology", "load_plan",
+           "plan_devices", "render_plan"]

@@ -1,0 +1,143 @@
+"""Hidden tests generated from the reference solution: enough of them, in the official asserts' form, only
+where the reference answers deterministically, and always passed by the reference itself."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rlvr_core.problem import Problem
+from rlvr_core.data.sources.mbpp import official_tests_only
+from rlvr_core.sandbox.runner import Sandbox
+from rlvr_core.verifiers.code import hidden
+from rlvr_core.verifiers.code.hidden import generate_hidden_tests, hidden_test_count
+from rlvr_core.verifiers.code.verifier import CodeVerifier, parse_answer
+from tests.sandbox import mbpp_offline
+
+
+@pytest.fixture(scope="module")
+def sandboxes():
+    pair = (Sandbox(), Sandbox())
+    if pair[0].refusal:
+        pytest.skip(pair[0].refusal)
+    yield pair
+    for sandbox in pair:
+        sandbox.close()
+
+
+def truth(tests, entry, setup="", prelude="") -> dict:
+    return parse_answer(json.dumps({"tests": list(tests), "setup": setup, "entry": entry, "prelude": prelude}))
+
+
+def test_every_mbpp_row_shipped_offline_gets_ten_hidden_tests_that_its_reference_passes(capsys) -> None:
+    problems = mbpp_offline.problems_with_hidden_tests()
+    verifier = CodeVerifier()
+    for problem in problems:
+        answer = mbpp_offline.answer(problem)
+        assert len(answer["hidden"]) == hidden.DEFAULT_COUNT >= 10, problem.id
+        assert not set(answer["hidden"]) & set(answer["tests"])
+        score = verifier.verify(f"```python\n{problem.extra['reference_code']}\n```", problem)
+        assert score.reward == 1.0 and f"all {len(answer['tests']) + len(answer['hidden'])} tests" in score.detail, score
+    with capsys.disabled():
+        print(f"\nMBPP rows shipped offline: {len(problems)}; hidden tests: "
+              f"{sum(len(mbpp_offline.answer(p)['hidden']) for p in problems)}; references failing their own tests: 0")
+
+
+def test_generation_is_deterministic_per_problem(sandboxes) -> None:
+    problem = mbpp_offline.problems()[2]
+    parsed = parse_answer(json.dumps({**mbpp_offline.answer(problem), "grade_on": "official"}))
+    runs = [generate_hidden_tests(problem.id, parsed, problem.extra["reference_code"], 5, sandboxes) for _ in range(2)]
+    assert runs[0] == runs[1] and len(runs[0].tests) == 5
+
+
+@pytest.mark.parametrize(("tests", "reference", "form"), [
+    (("assert set(common((1, 2, 3), (2, 3, 4))) == set((2, 3))",), "def common(a, b):\n    return tuple(set(a) & set(b))\n",
+     "assert set(common("),
+    (("assert math.isclose(area(2), 12.566, rel_tol=0.001)",), "import math\ndef area(r):\n    return math.pi * r * r\n",
+     "rel_tol=0.001"),
+    (("assert not is_odd(4)", "assert is_odd(3)"), "def is_odd(n):\n    return n % 2 == 1\n", "is_odd("),
+    (("assert half(3) == 1.5",), "def half(n):\n    return n / 2\n", "assert math.isclose(half("),
+], ids=["set-wrapper", "isclose-tolerance", "truth", "float-equality-becomes-isclose"])
+def test_hidden_tests_keep_the_form_of_the_official_assert(sandboxes, tests, reference, form: str) -> None:
+    entry = reference.split("def ")[1].split("(")[0]
+    generated = generate_hidden_tests("form", truth(tests, [entry]), reference, 6, sandboxes)
+    assert generated.tests and all(t.startswith(form) or form in t for t in generated.tests), generated
+
+
+def test_a_reference_that_answers_differently_in_two_interpreters_keeps_no_hidden_test(sandboxes) -> None:
+    """`hash` of a str depends on the interpreter's random seed: the answer is not a fact about the input."""
+    reference = "def f(x):\n    return x * hash('seed')\n"
+    generated = generate_hidden_tests("seeded", truth(("assert f(0) == 0",), ["f"]), reference, 5, sandboxes)
+    assert generated.tests == () and "0 of 5" in generated.note
+
+
+def test_a_reference_that_fails_its_own_tests_keeps_no_hidden_test(sandboxes) -> None:
+    generated = generate_hidden_tests("broken", truth(("assert f(1) == 2",), ["f"]), "def f(x):\n    return x\n", 5, sandboxes)
+    assert generated.tests == () and generated.note.startswith("the reference fails its official tests")
+
+
+def test_a_mutated_input_that_hangs_the_reference_costs_only_itself(sandboxes, monkeypatch) -> None:
+    monkeypatch.setattr(hidden, "PROBE_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(hidden, "RETRY_TIMEOUT_S", 0.5)
+    reference = "def f(n):\n    while n % 2 == 0:\n        pass\n    return n * 3\n"
+    generated = generate_hidden_tests("hangs", truth(("assert f(3) == 9", "assert f(5) == 15"), ["f"]), reference, 2,
+                                      sandboxes)
+    assert generated.tests and all(int(t.split("f(")[1].split(")")[0]) % 2 == 1 for t in generated.tests), generated
+
+
+def test_a_length_argument_follows_its_list() -> None:
+    import random
+
+    rng = random.Random(0)
+    for _ in range(50):
+        args, _ = hidden._mutate_call(([3, 1, 2], 3), (), rng)
+        assert args[1] == len(args[0])
+
+
+@pytest.mark.parametrize("value", ["", "ten", "-1"])
+def test_the_hidden_test_count_is_a_whole_number(monkeypatch, value: str) -> None:
+    monkeypatch.setenv(hidden.COUNT_ENV, value)
+    if value:
+        with pytest.raises(ValueError, match="RLVR_CODE_HIDDEN_TESTS.*whole number"):
+            hidden_test_count()
+    else:
+        assert hidden_test_count() == hidden.DEFAULT_COUNT
+
+
+def test_zero_hidden_tests_turns_generation_off(monkeypatch) -> None:
+    monkeypatch.setenv(hidden.COUNT_ENV, "0")
+    problems, summary = hidden.add_hidden_tests(mbpp_offline.problems())
+    assert all("hidden" not in json.loads(p.answer) for p in problems) and summary["tests"] == 0
+
+
+def test_official_grading_ignores_the_hidden_tests_and_extended_grading_uses_them() -> None:
+    problem = mbpp_offline.problems_with_hidden_tests()[0]
+    cheat = f"```python\n{mbpp_offline.lookup_table(problem)}\n```"
+    assert CodeVerifier().verify(cheat, official_tests_only(problem)).reward == 1.0
+    assert CodeVerifier().verify(cheat, problem).reward == 0.0
+
+
+def test_a_fractional_reward_counts_the_tests_that_hold(monkeypatch) -> None:
+    answer = json.dumps({"tests": ["assert f(1) == 1", "assert f(2) == 2", "assert f(3) == 3", "assert f(4) == 0"],
+                         "entry": "f"})
+    problem = Problem("p", "x", "", answer, "code")
+    completion = "```python\ndef f(x):\n    return x\n```"
+    assert CodeVerifier(reward="fraction").verify(completion, problem).reward == 0.75
+    assert CodeVerifier().verify(completion, problem).reward == 0.0
+    monkeypatch.setenv("RLVR_CODE_REWARD", "fraction")
+    assert CodeVerifier().verify(completion, problem).reward == 0.75
+    monkeypatch.setenv("RLVR_CODE_REWARD", "most")
+    with pytest.raises(ValueError, match="RLVR_CODE_REWARD.*'all' or 'fraction'"):
+        CodeVerifier()
+
+
+@pytest.mark.parametrize(("answer", "field"), [
+    ({"tests": ["assert f(1)"], "hidden": "assert f(2)"}, "hidden"),
+    ({"tests": ["assert f(1)"], "entry": []}, "entry"),
+    ({"tests": ["assert f(1)"], "grade_on": "all"}, "grade_on"),
+    ({"tests": ["assert f(1)"], "prelude": 3}, "prelude"),
+])
+def test_a_malformed_code_answer_is_an_error_naming_the_field(answer: dict, field: str) -> None:
+    score = CodeVerifier().verify("def f(x):\n    return x", Problem("p", "x", "", json.dumps(answer), "code"))
+    assert score.status == "error" and f"['{field}']" in score.detail
