@@ -14,6 +14,11 @@ queue holds at most `max_pending` keys: past that the oldest waiting update
 is dropped (and counted). A failed call is logged and dropped: the next
 update of that artifact carries the state again.
 
+Each call gets a Prefect client of its own: the one in its caller's context
+belongs to the run and is closed when the flow ends, which a queued update
+(the last table and the 100 % of a training the stalled API held back) may
+well outlive.
+
 Where it stops: checkpoint events do not come here (they must not wait
 behind an artifact call); `tasks.event_sender` sends them on a websocket of
 their own.
@@ -54,7 +59,7 @@ class Outbox:
         task run of its context and reads the API URL from it.
         """
         context = contextvars.copy_context()
-        send = functools.partial(context.run, send)
+        send = functools.partial(context.run, _with_own_client, send)
         with self._lock:
             if key in self._pending:
                 self.dropped += 1
@@ -99,6 +104,18 @@ class Outbox:
                 self.failed += 1
                 log.warning("artifact update %s failed (%s: %s); the next update carries its state",
                             key, type(err).__name__, err)
+
+
+def _with_own_client(send: Callable[[], object]) -> object:
+    """Run `send` (in its caller's copied context) with a fresh API client in place of the caller's, which may
+    be closed by now; a caller without one (no Prefect run) is left as it is."""
+    from prefect.context import SyncClientContext
+
+    if SyncClientContext.get() is None:
+        return send()
+    SyncClientContext.__var__.set(None)  # in this copy of the caller's context only
+    with SyncClientContext():
+        return send()
 
 
 _OUTBOX: Outbox | None = None

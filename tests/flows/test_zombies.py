@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from deployments.local_prefect import LocalServer, start_worker, stop_group
-from deployments.zombies import cancel_active, install
+from deployments.zombies import AUTOMATION_NAME, ORPHAN_AUTOMATION_NAME, cancel_active, install
 
 pytestmark = pytest.mark.slow
 
@@ -43,6 +43,20 @@ def api(prefect_server: LocalServer):
 
     with temporary_settings({PREFECT_API_URL: prefect_server.api_url}), get_client(sync_client=True) as client:
         yield client
+
+
+@pytest.fixture(autouse=True)
+def automations_removed_afterwards(prefect_server: LocalServer):
+    """The session's later tests share this server, and their runs send a heartbeat every 180 s (Prefect's
+    default): an automation installed here with a 50-s window would crash them."""
+    yield
+    from prefect.automations import Automation
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    with temporary_settings({PREFECT_API_URL: prefect_server.api_url}):
+        for name in (AUTOMATION_NAME, ORPHAN_AUTOMATION_NAME):
+            with contextlib.suppress(ValueError):  # not installed by this test
+                Automation.read(name=name).delete()
 
 
 def deploy_sleeper(tmp_path: Path, pool: str) -> str:
@@ -182,8 +196,6 @@ def test_make_down_cancels_the_runs_of_its_pools_and_no_others(prefect_server: L
 
 def test_installing_twice_leaves_one_automation(prefect_server: LocalServer, api) -> None:
     from prefect.automations import Automation
-
-    from deployments.zombies import AUTOMATION_NAME, ORPHAN_AUTOMATION_NAME
 
     install(WITHIN_S)
     install(WITHIN_S)

@@ -102,3 +102,28 @@ def test_drain_says_when_a_call_is_still_stuck() -> None:
     assert not box.drain(0.2)
     gate.open.set()
     assert box.drain(30)
+
+
+def test_an_update_queued_by_a_flow_run_still_goes_out_after_the_run_has_ended(prefect_harness: str) -> None:
+    """The run's own API client is closed when its flow ends; an update the stalled API held back until then
+    (the last training table, the 100 %) must still be sent."""
+    import uuid
+
+    from prefect import flow, get_client
+    from prefect.artifacts import create_table_artifact
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+    key, gate, box = f"outbox-{uuid.uuid4().hex[:8]}", Gate(), Outbox()
+
+    @flow
+    def queues_an_update_and_ends() -> None:
+        box.put("blocker", gate.blocking("blocker"))
+        assert gate.entered.wait(30)
+        box.put("table", lambda: create_table_artifact([{"step": 200}], key=key))
+
+    queues_an_update_and_ends()
+    gate.open.set()
+    assert box.drain(60) and box.failed == 0
+    with get_client(sync_client=True) as client:
+        [artifact] = client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=[key])))
+    assert artifact.flow_run_id is not None, "the artifact is still linked to the run that queued it"
