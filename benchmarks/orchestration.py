@@ -93,12 +93,12 @@ def run_direct(config: str, overrides: list[str]) -> dict:
     def evaluate_checkpoint(path: str) -> None:
         for bench in ev.benchmarks:
             evaluate(path, bench, output_dir=eval_dir(path, bench), limit=ev.limit, batch_size=ev.batch_size,
-                     store=cfg.storage.root, progress=False, cpu_threads=threads)
+                     store=store, progress=False, cpu_threads=threads)
 
     def evaluate_base() -> None:
         for bench in ev.benchmarks:
             evaluate(base_model, bench, output_dir=eval_dir(base_model, bench, run_dir / "evals"), limit=ev.limit,
-                     batch_size=ev.batch_size, store=cfg.storage.root, progress=False, cpu_threads=threads)
+                     batch_size=ev.batch_size, store=store, progress=False, cpu_threads=threads)
 
     # As the flow schedules them: one evaluation at a time (CPU), beside training, the base model first.
     watcher = CheckpointWatcher(run_dir)

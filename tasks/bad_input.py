@@ -62,4 +62,3 @@ def fail_run(message: str) -> State[Any]:
     stop = Abort(f"flow run failed on its parameters: {message}")
     stop.state = accepted  # type: ignore[attr-defined]  # the engine records it as the run's final state
     raise stop
-
