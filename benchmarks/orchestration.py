@@ -1,7 +1,8 @@
 """What Prefect costs: the demo through Prefect vs the same steps called directly, and event -> eval start latency.
 
     python benchmarks/orchestration.py overhead [--max-steps 30] [--repeats 1]
-    python benchmarks/orchestration.py latency [--events 5]
+    python benchmarks/orchestration.py latency [--events 5] [--during-training]
+    python benchmarks/orchestration.py restarts [--times 10]
 
 overhead: each measurement runs in a fresh process (same imports to pay, no
 warm caches shared between modes), alternating direct and Prefect. Both do
@@ -19,13 +20,23 @@ phases both modes time: imports, flow-run bookkeeping), the process's exit
 shared cores, CPU the server or the flow process spends during training
 slows training itself.
 
-latency: a local server, the `eval-checkpoint/on-arrival` deployment with its
+latency: a local server (on PostgreSQL, as `make up` runs it, unless
+`--database sqlite`), the `eval-checkpoint/on-arrival` deployment with its
 trigger, and a process worker polling every second
 (PREFECT_WORKER_QUERY_SECONDS=1). For each event: time from the event's
 `occurred` to the triggered flow run being created (the automation fired)
 and to it entering Running (the worker started a process and the flow code
 is executing; this includes the Python start-up of the flow-run process).
-Target: median <= 5 s.
+With `--during-training`, a `train-and-eval` run of tiny-arith (its own
+evaluations, checkpoint events and artifacts included) runs against the same
+server while the events are sent, as on a node that trains. Target: median
+<= 5 s, max <= 15 s.
+
+restarts: `make up` then `make down`, `--times` times in a row over the same
+state folder (a temporary one, so a running `make up` is left alone) and so
+the same PostgreSQL database: each start must answer /health, hold every
+deployment of prefect.yaml once and each automation once; any failure or a
+start that takes over 10 minutes (a wedged server) stops the check.
 
 The machine stalls for seconds at random and other jobs share its 2 cores:
 compare figures from the same invocation only.
@@ -36,7 +47,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -81,12 +94,12 @@ def run_direct(config: str, overrides: list[str]) -> dict:
     def evaluate_checkpoint(path: str) -> None:
         for bench in ev.benchmarks:
             evaluate(path, bench, output_dir=results_dir(path, bench), limit=ev.limit, batch_size=ev.batch_size,
-                     store=cfg.storage.root, progress=False, cpu_threads=threads)
+                     store=store, progress=False, cpu_threads=threads)
 
     def evaluate_base() -> None:
         for bench in ev.benchmarks:
             evaluate(base_model, bench, output_dir=results_dir(base_model, bench, evals_dir(run_dir)), limit=ev.limit,
-                     batch_size=ev.batch_size, store=cfg.storage.root, progress=False, cpu_threads=threads)
+                     batch_size=ev.batch_size, store=store, progress=False, cpu_threads=threads)
 
     # As the flow schedules them: one evaluation at a time (CPU), beside training, the base model first.
     watcher = CheckpointWatcher(run_dir)
@@ -184,53 +197,143 @@ def latency(args: argparse.Namespace) -> None:
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     from deployments.local_prefect import start_server, start_worker, stop_group
+    from deployments.postgres import Cluster
 
     work = Path(tempfile.mkdtemp(prefix="rlvr-latency-"))
-    server = start_server(work / "prefect-home")
-    env = {**server.env, "RLVR_EVAL_POOL": "rlvr-bench"}
-    subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", "work-pool", "create", "rlvr-bench", "--type",
-                    "process", "--overwrite"], env=env, cwd=REPO, check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", "deploy", "--name", "on-arrival"], env=env,
-                   cwd=REPO, check=True, stdout=subprocess.DEVNULL)
-    worker = start_worker(server, "rlvr-bench", work / "worker.log", REPO, {"RLVR_EVAL_POOL": "rlvr-bench"})
-    try:
+    work.chmod(0o755)  # PostgreSQL's own user (when we are root) must reach the cluster's folder
+    training = None
+    with contextlib.ExitStack() as cleanup:  # whatever fails, nothing started here outlives the benchmark
+        cleanup.callback(shutil.rmtree, work, ignore_errors=True)
+        cluster = Cluster(work / "postgres") if args.database == "postgres" else None
+        if cluster is not None:
+            cleanup.callback(cluster.stop)
+        server = start_server(work / "prefect-home", database_url=cluster.ensure_running() if cluster else None)
+        cleanup.callback(server.stop)
+        env = {**server.env, "RLVR_EVAL_POOL": "rlvr-bench"}
+        subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", "work-pool", "create", "rlvr-bench", "--type",
+                        "process", "--overwrite"], env=env, cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", "deploy", "--name", "on-arrival"], env=env,
+                       cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+        worker = start_worker(server, "rlvr-bench", work / "worker.log", REPO, {"RLVR_EVAL_POOL": "rlvr-bench"})
+        cleanup.callback(stop_group, worker)
+        if args.during_training:
+            training = start_training(server.env, work)
+            cleanup.callback(stop_group, training)
         with temporary_settings({PREFECT_API_URL: server.api_url}):
-            latencies = measure_latencies(args.events, work)
-    finally:
-        stop_group(worker)
-        server.stop()
-    print(f"event -> eval-checkpoint running: median {statistics.median(latencies):.2f} s, "
-          f"min {min(latencies):.2f} s, max {max(latencies):.2f} s over {len(latencies)} events (target median <= 5 s)")
+            latencies = measure_latencies(args.events, work, training)
+    during = " while train-and-eval/tiny-arith trained" if training is not None else ""
+    print(f"event -> eval-checkpoint running{during} (database {args.database}): median "
+          f"{statistics.median(latencies):.2f} s, min {min(latencies):.2f} s, max {max(latencies):.2f} s over "
+          f"{len(latencies)} events (target median <= 5 s, max <= 15 s)")
 
 
-def measure_latencies(count: int, work: Path) -> list[float]:
+def start_training(env: dict[str, str], work: Path) -> subprocess.Popen:
+    """`train-and-eval` of tiny-arith (long enough to outlast the events) in a process of its own, against the
+    server; returns once its trainer has written a first step."""
+    from deployments.local_prefect import stop_group
+    from rlvr_core.config import load_config
+    from rlvr_core.models.resolve import resolve_model_path
+    from rlvr_core.storage import open_store
+    from rlvr_core.rundir.layout import trace_path
+
+    runs = work / "runs-training"
+    overrides = [f"run.runs_dir={runs}", "training.max_steps=5000", "checkpointing.every_steps=25",
+                 "evaluation.limit=16"]
+    cfg = load_config("tiny-arith", overrides)
+    print("building the tiny model (first use only)...", flush=True)
+    resolve_model_path(cfg.model.name_or_path, open_store(cfg.storage.root, cfg.storage.endpoint_url))
+    with open(work / "training.log", "w") as log:
+        process = subprocess.Popen([sys.executable, __file__, "_run", "prefect", "tiny-arith", *overrides], cwd=REPO,
+                                   env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.monotonic() + 600
+    while not any(trace_path(run).exists() for run in runs.glob("*")):
+        if process.poll() is not None or time.monotonic() > deadline:
+            stop_group(process)
+            raise RuntimeError("the training run did not start (or ended) before the events:\n"
+                               + (work / "training.log").read_text()[-3000:])
+        time.sleep(1)
+    print("training is running; sending events", flush=True)
+    return process
+
+
+def measure_latencies(count: int, work: Path, training: subprocess.Popen | None = None) -> list[float]:
     from prefect.events import emit_event
 
     time.sleep(5)  # let the worker register and the trigger's automation load
     latencies = []
     for i in range(count):
+        if training is not None and training.poll() is not None:
+            raise RuntimeError("the training run ended before the events did: its figures would not be under load")
         path = f"{work}/runs/bench_{uuid.uuid4().hex[:8]}/checkpoints/step-{i:06d}"
         event = emit_event(event="rlvr.checkpoint.saved", resource={"prefect.resource.id": "rlvr.run.bench"},
                            payload={"path": path, "step": i, "run": "bench"})
-        created, started = wait_for_start(path, timeout_s=120)
+        created, pending, started = wait_for_start(path, timeout_s=120)
         latencies.append((started - event.occurred).total_seconds())
-        print(f"  event {i}: flow run created {(created - event.occurred).total_seconds():.2f} s, Running "
-              f"{latencies[-1]:.2f} s after the event", flush=True)
+        print(f"  event {i}: flow run created {(created - event.occurred).total_seconds():.2f} s, taken by the "
+              f"worker (Pending) {(pending - event.occurred).total_seconds():.2f} s, Running {latencies[-1]:.2f} s "
+              f"after the event", flush=True)
         time.sleep(2)
     return latencies
 
 
 def wait_for_start(checkpoint: str, timeout_s: float):
+    """(created, Pending, Running) times of the triggered run for `checkpoint`, once it runs."""
     from prefect import get_client
+    from prefect.client.schemas.sorting import FlowRunSort
 
     deadline = time.monotonic() + timeout_s
     with get_client(sync_client=True) as client:
         while time.monotonic() < deadline:
-            for run in client.read_flow_runs(limit=50):
+            for run in client.read_flow_runs(sort=FlowRunSort.EXPECTED_START_TIME_DESC, limit=20):
                 if run.parameters.get("checkpoint") == checkpoint and run.start_time is not None:
-                    return run.created, run.start_time
-            time.sleep(0.2)
+                    pending = min(s.timestamp for s in client.read_flow_run_states(run.id) if s.is_pending())
+                    return run.created, pending, run.start_time
+            time.sleep(0.5)  # a slower poll would blur the figures; a faster one loads the server it measures
     raise TimeoutError(f"no triggered run for {checkpoint} started within {timeout_s} s")
+
+
+RESTART_TIMEOUT_S = 600
+
+
+def restarts(args: argparse.Namespace) -> None:
+    import httpx
+    import yaml
+
+    from deployments.local_prefect import free_port
+
+    state = Path(tempfile.mkdtemp(prefix="rlvr-restarts-"))
+    state.chmod(0o755)  # PostgreSQL's own user (when we are root) must reach the cluster's folder
+    env = {**os.environ, "RLVR_PREFECT_STATE": str(state), "RLVR_PREFECT_PORT": str(free_port())}
+    api = f"http://127.0.0.1:{env['RLVR_PREFECT_PORT']}/api"
+    expected = sorted(d["name"] for d in yaml.safe_load((REPO / "prefect.yaml").read_text())["deployments"])
+    print(f"state folder {state}, API {api}")
+    seconds = []
+    try:
+        for attempt in range(1, args.times + 1):
+            started = time.monotonic()
+            up = subprocess.run(["make", "-s", "up"], cwd=REPO, env=env, capture_output=True, text=True,
+                                timeout=RESTART_TIMEOUT_S)
+            seconds.append(time.monotonic() - started)
+            if up.returncode != 0:
+                raise SystemExit(f"start {attempt}: make up failed ({up.returncode}):\n{(up.stdout + up.stderr)[-3000:]}")
+            with httpx.Client(base_url=api, timeout=30) as client:
+                assert client.get("/health").status_code == 200, f"start {attempt}: /health"
+                deployments = client.post("/deployments/filter", json={"limit": 200}).json()
+                automations = [a["name"] for a in client.post("/automations/filter", json={}).json()]
+            got = sorted(d["name"] for d in deployments)
+            assert got == expected, f"start {attempt}: deployments {got} != {expected}"
+            assert len(automations) == len(set(automations)), f"start {attempt}: duplicated automations {automations}"
+            print(f"  start {attempt}: make up {seconds[-1]:.1f} s, {len(deployments)} deployments, "
+                  f"{len(automations)} automations", flush=True)
+            down = subprocess.run(["make", "-s", "down"], cwd=REPO, env=env, capture_output=True, text=True,
+                                  timeout=RESTART_TIMEOUT_S)
+            if down.returncode != 0:
+                raise SystemExit(f"stop {attempt}: make down failed:\n{(down.stdout + down.stderr)[-3000:]}")
+    finally:
+        subprocess.run(["make", "-s", "down"], cwd=REPO, env=env, capture_output=True, timeout=RESTART_TIMEOUT_S)
+        shutil.rmtree(state, ignore_errors=True)
+    print(f"{args.times} starts of make up over one database: all healthy; make up took median "
+          f"{statistics.median(seconds):.1f} s, max {max(seconds):.1f} s")
 
 
 def main() -> None:
@@ -252,8 +355,14 @@ def main() -> None:
     over.add_argument("--repeats", type=int, default=1)
     lat = sub.add_parser("latency", help="event -> triggered eval flow run start")
     lat.add_argument("--events", type=int, default=5)
+    lat.add_argument("--during-training", action="store_true",
+                     help="send the events while a train-and-eval run of tiny-arith trains against the same server")
+    lat.add_argument("--database", choices=("postgres", "sqlite"), default="postgres",
+                     help="the server's database (default postgres, as make up runs it)")
+    again = sub.add_parser("restarts", help="make up / make down over one database, several times in a row")
+    again.add_argument("--times", type=int, default=10)
     args = parser.parse_args()
-    (overhead if args.command == "overhead" else latency)(args)
+    {"overhead": overhead, "latency": latency, "restarts": restarts}[args.command](args)
 
 
 if __name__ == "__main__":

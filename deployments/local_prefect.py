@@ -1,8 +1,10 @@
 """Start and stop a throwaway local Prefect server (tests, benchmarks); `make up` does the same in bash.
 
-A server on a free port with its own PREFECT_HOME (SQLite database, result
-storage) so nothing touches the user's ~/.prefect. `env` is what a client or
-worker subprocess needs to talk to it.
+A server on a free port with its own PREFECT_HOME (result storage, and the
+SQLite database unless `database_url` names a PostgreSQL one, as `make up`
+uses: `deployments/postgres.py`) so nothing touches the user's ~/.prefect.
+`env` is what a client or worker subprocess needs to talk to it; the
+database URL (it holds a password) stays in the server's own environment.
 """
 
 from __future__ import annotations
@@ -54,17 +56,25 @@ def client_env(home: Path, api_url: str) -> dict[str, str]:
     }
 
 
-def start_server(home: Path, scheduler_loop_s: int = 5) -> LocalServer:
-    """A `prefect server start` subprocess (own session) on a free port, healthy when this returns."""
+def start_server(home: Path, scheduler_loop_s: int = 5, database_url: str | None = None) -> LocalServer:
+    """A `prefect server start` subprocess (own session) on a free port, healthy when this returns.
+
+    With `database_url` (PostgreSQL), its migrations run first (`prefect server database upgrade`), as
+    `make up` runs them; without, the server creates a SQLite database in `home`.
+    """
     home.mkdir(parents=True, exist_ok=True)
     port = free_port()
     env = client_env(home, f"http://127.0.0.1:{port}/api")
     env["PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS"] = str(scheduler_loop_s)
+    server_env = dict(env)
+    if database_url:
+        server_env.update(database_env(database_url))
+        upgrade_database(server_env)
     log_path = home / "server.log"
     with open(log_path, "w") as log:
         process = subprocess.Popen([*SERVER_NICE, sys.executable, "-m", "prefect", "server", "start", "--host",
-                                    "127.0.0.1", "--port", str(port)], env=env, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+                                    "127.0.0.1", "--port", str(port)], env=server_env, stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
     server = LocalServer(process, env, log_path)
     try:
         wait_healthy(server)
@@ -72,6 +82,19 @@ def start_server(home: Path, scheduler_loop_s: int = 5) -> LocalServer:
         server.stop()
         raise
     return server
+
+
+def database_env(database_url: str) -> dict[str, str]:
+    """Server settings for a PostgreSQL database whose migrations `upgrade_database` has run."""
+    return {"PREFECT_API_DATABASE_CONNECTION_URL": database_url, "PREFECT_API_DATABASE_MIGRATE_ON_START": "false"}
+
+
+def upgrade_database(server_env: dict[str, str]) -> None:
+    """`prefect server database upgrade`: bring the database's schema to this Prefect's (no-op when current)."""
+    done = subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", "server", "database", "upgrade", "-y"],
+                          env=server_env, capture_output=True, text=True, timeout=START_TIMEOUT_S)
+    if done.returncode != 0:
+        raise RuntimeError(f"prefect server database upgrade failed:\n{(done.stdout + done.stderr)[-3000:]}")
 
 
 def start_worker(server: LocalServer, pool: str, log_path: Path, cwd: Path,

@@ -2,20 +2,26 @@
 # make up: a local Prefect server, the work pools, `prefect deploy --all`, and a worker.
 #
 # State (database, logs, pids, an env file to source) lives under ./.rlvr/prefect/.
+# The server's database is PostgreSQL: a cluster of this machine's PostgreSQL binaries in
+# .rlvr/prefect/postgres/ (deployments/postgres.py; Debian's package is installed when missing and we
+# are root), created on first use and migrated by `prefect server database upgrade` at every start.
 # Settings (environment variables):
 #   RLVR_PREFECT_HOST   bind address of the server (default 127.0.0.1). Anything else exposes the
 #                       API to other nodes and then requires RLVR_PREFECT_AUTH=user:password
 #                       (turns on PREFECT_SERVER_API_AUTH_STRING / PREFECT_API_AUTH_STRING).
 #   RLVR_PREFECT_PORT   server port (default 4200).
-#   PREFECT_API_DATABASE_CONNECTION_URL  Postgres instead of SQLite, e.g.
+#   PREFECT_API_DATABASE_CONNECTION_URL  another PostgreSQL database instead of the local cluster, e.g.
 #                       postgresql+asyncpg://prefect:secret@db-host:5432/prefect
+#   RLVR_PREFECT_DATABASE  `postgres` (default) or `sqlite` (a single-user fallback for a machine without
+#                       PostgreSQL: under load it stalls for up to a minute, "database is locked").
+#   RLVR_PREFECT_STATE  state folder (default .rlvr/prefect).
 #   RLVR_WORKER_POOLS   pools this node's worker(s) serve (default: rlvr-gpu with a GPU, else rlvr-cpu).
 #   RLVR_EVAL_POOL      pool of the triggered/nightly evaluation deployments (same default).
 #   RLVR_RAY_ADDRESS    Ray cluster for evaluation placement (see deployments/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
-STATE=$REPO/.rlvr/prefect
+STATE=${RLVR_PREFECT_STATE:-$REPO/.rlvr/prefect}
 HOST=${RLVR_PREFECT_HOST:-127.0.0.1}
 PORT=${RLVR_PREFECT_PORT:-4200}
 CLIENT_HOST=$([ "$HOST" = "0.0.0.0" ] && hostname -f || echo "$HOST")
@@ -71,9 +77,27 @@ start_bg() {  # name, command...: start in its own session, remember its pid, lo
 if healthy; then
   echo "Prefect server already answering at $PREFECT_API_URL"
 else
-  echo "starting Prefect server on $HOST:$PORT (database: ${PREFECT_API_DATABASE_CONNECTION_URL:+Postgres}${PREFECT_API_DATABASE_CONNECTION_URL:-SQLite in $PREFECT_HOME})"
+  case ${RLVR_PREFECT_DATABASE:-postgres} in
+    postgres)
+      if [ -n "${PREFECT_API_DATABASE_CONNECTION_URL:-}" ]; then
+        where="PostgreSQL at ${PREFECT_API_DATABASE_CONNECTION_URL##*@}"
+      else
+        python "$REPO/deployments/postgres.py" install >/dev/null
+        PREFECT_API_DATABASE_CONNECTION_URL=$(python "$REPO/deployments/postgres.py" start "$STATE/postgres")
+        where="PostgreSQL in $STATE/postgres (log $STATE/postgres/server.log)"
+      fi
+      # The server's environment only: the URL holds the database password.
+      DATABASE_ENV=(env "PREFECT_API_DATABASE_CONNECTION_URL=$PREFECT_API_DATABASE_CONNECTION_URL"
+                    PREFECT_API_DATABASE_MIGRATE_ON_START=false)
+      "${DATABASE_ENV[@]}" prefect --no-prompt server database upgrade -y >"$STATE/logs/migrations.log" 2>&1 \
+        || { echo "database migrations failed; see $STATE/logs/migrations.log" >&2; tail -20 "$STATE/logs/migrations.log" >&2; exit 1; }
+      ;;
+    sqlite) where="SQLite in $PREFECT_HOME (single user: expect \"database is locked\" stalls under load)"; DATABASE_ENV=(env) ;;
+    *) echo "up.sh: RLVR_PREFECT_DATABASE must be postgres or sqlite, not ${RLVR_PREFECT_DATABASE}" >&2; exit 2 ;;
+  esac
+  echo "starting Prefect server on $HOST:$PORT (database: $where)"
   # nice 10: on a node that also trains, the server takes the CPU training leaves (local_prefect.py does the same).
-  start_bg server nice -n 10 prefect server start --host "$HOST" --port "$PORT"
+  start_bg server "${DATABASE_ENV[@]}" nice -n 10 prefect server start --host "$HOST" --port "$PORT"
   for _ in $(seq 1 90); do healthy && break; sleep 1; done
   healthy || { echo "server did not become healthy; see $STATE/logs/server.log" >&2; tail -20 "$STATE/logs/server.log" >&2; exit 1; }
 fi
@@ -93,7 +117,8 @@ for pool in $POOLS; do
   if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
     echo "worker for $pool already running (pid $(cat "$pidfile"))"
   else
-    start_bg "worker-$pool" prefect worker start --pool "$pool" --type process --name "$(hostname)-$pool"
+    # Under a supervisor that marks the runs a dying worker takes with it Crashed, saying why.
+    start_bg "worker-$pool" python "$REPO/deployments/worker.py" --pool "$pool" --name "$(hostname)-$pool"
     echo "worker for $pool started (log $STATE/logs/worker-$pool.log)"
   fi
 done
@@ -101,5 +126,5 @@ done
 UI=${PREFECT_API_URL%/api}
 echo
 echo "Prefect UI: $UI"
-echo "In your shell:  source .rlvr/prefect/env"
+echo "In your shell:  source ${STATE#"$REPO"/}/env"
 echo "Then e.g.:      prefect deployment run train-and-eval/arith"

@@ -48,6 +48,7 @@ def baseline_eval(config: str | None = None, models: list[str] | None = None, be
     benchmarks = benchmarks or cfg.evaluation.baseline_benchmarks or cfg.evaluation.benchmarks
     backend = backend or cfg.evaluation.backend  # vLLM on GPU configs, hf for the CPU demo
     results = {model: eval_checkpoint(model, benchmarks, limit=limit, backend=backend, store_root=cfg.storage.root,
+                                      store_endpoint_url=cfg.storage.endpoint_url,
                                       evals_root=str(Path(evals_root) / _slug(model)))
                for model in models}
     publish_results_table(artifact_key("baseline", "results"), results, f"Baselines on {', '.join(benchmarks)}")

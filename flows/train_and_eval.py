@@ -54,10 +54,10 @@ from tasks.training import create_run, training_in_background
 
 
 def _run_name() -> str:
-    """`<config>-<YYYYmmdd-HHMMSS>`, so the runs list reads as a list of experiments."""
+    """`<config>-<YYYYmmdd-HHMMSS>`, so the runs list reads as a list of experiments; a retry keeps its name."""
     from prefect.runtime import flow_run
 
-    return config_run_name(str(flow_run.parameters.get("config", "tiny-arith")))
+    return config_run_name(str(flow_run.parameters.get("config", "tiny-arith")), current=flow_run.name)
 
 
 @flow(name="train-and-eval", flow_run_name=_run_name, log_prints=True)
@@ -111,7 +111,8 @@ def _train_and_eval(config: str, overrides: list[str], cfg: Any, evaluate_base: 
     def evaluate(label: str, model: str, device: dict[str, Any] | None) -> dict[str, Any]:
         return evaluate_model(model, ev.benchmarks, label=label, run_name=run_name, evals_root=f"{run_dir}/evals",
                               limit=ev.limit, backend=ev.backend, batch_size=ev.batch_size, device=device,
-                              pass_threshold=ev.pass_threshold, store_root=cfg.storage.root, cpu_threads=threads)
+                              pass_threshold=ev.pass_threshold, store_root=cfg.storage.root,
+                              store_endpoint_url=cfg.storage.endpoint_url, cpu_threads=threads)
 
     with ConcurrentEvals(evaluate, DeviceQueue(plan)) as evals:
         if evaluate_base:  # beside training, not after it

@@ -21,7 +21,18 @@ from rlvr_core.rundir.layout import checkpoints_dir, config_path, is_checkpoint,
 from tasks.bad_input import fails_cleanly
 
 
-@flow(name="watch-checkpoints", log_prints=True)
+def _run_name() -> str:
+    """`watch-<run>-<step-000050>` for one checkpoint (the catch-up of a crashed evaluation), else
+    `watch-<folder>`."""
+    from prefect.runtime import flow_run
+
+    path = Path(str(flow_run.parameters.get("path", ".rlvr/runs")))
+    if (run_dir := run_dir_of(path)) is not None:
+        return f"watch-{run_dir.name}-{path.name}"
+    return f"watch-{path.resolve().name}"
+
+
+@flow(name="watch-checkpoints", flow_run_name=_run_name, log_prints=True)
 @fails_cleanly
 def watch_checkpoints(path: str = ".rlvr/runs", benchmarks: list[str] | None = None, follow: bool = False,
                       poll_seconds: float = 10.0, max_minutes: float = 60.0) -> list[str]:

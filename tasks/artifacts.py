@@ -26,6 +26,7 @@ from prefect.artifacts import (
 )
 
 from rlvr_core.rundir import layout
+from tasks.outbox import outbox
 
 _KEY_BAD = re.compile(r"[^a-z0-9-]+")
 _LOCAL_IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s:]+\.png)\)")
@@ -90,23 +91,35 @@ def publish_run_links(run_name: str, run_dir: str) -> None:
 
 
 class Progress:
-    """A progress artifact updated as work advances (0-100 in the UI).
+    """A progress artifact updated as work advances (0-100 in the UI), sent through the outbox (`tasks.outbox`).
 
     An update is an API call (and a database write on the server, which
-    shares the machine with the work it reports): it is sent when the
+    shares the machine with the work it reports): it is queued when the
     percentage has moved by at least 1 and `min_interval_s` has passed since
     the last one, and always at 100. A 300-step run on 2 cores took 100
     updates at 1 % each; a person watching the UI needs one every few seconds.
+    Queued, never made here: a stalled API delays what the UI shows, not the
+    work (the newest percentage replaces one still waiting).
     """
 
     def __init__(self, key: str, description: str, min_interval_s: float = 5.0) -> None:
-        self.description, self.min_interval_s = description, min_interval_s
-        self.artifact_id = create_progress_artifact(0.0, key=key, description=description)
+        self.key, self.description, self.min_interval_s = key, description, min_interval_s
+        self.artifact_id: UUID | None = None  # set by the outbox thread once the artifact exists
         self.last, self._sent_at = 0.0, time.monotonic()
+        self._publish(0.0, description)
 
     def update(self, done: float, total: float, note: str | None = None) -> None:
         percent = max(0.0, min(100.0, 100.0 * done / total)) if total > 0 else 0.0
         due = percent - self.last >= 1.0 and time.monotonic() - self._sent_at >= self.min_interval_s
         if due or (percent == 100.0 and self.last < 100.0):
-            update_progress_artifact(self.artifact_id, percent, description=note or self.description)
+            self._publish(percent, note or self.description)
             self.last, self._sent_at = percent, time.monotonic()
+
+    def _publish(self, percent: float, description: str) -> None:
+        def send() -> None:  # in the outbox thread: create the artifact on the first call that gets through
+            if self.artifact_id is None:
+                self.artifact_id = create_progress_artifact(percent, key=self.key, description=description)
+            else:
+                update_progress_artifact(self.artifact_id, percent, description=description)
+
+        outbox().put(f"progress:{self.key}:{id(self)}", send)

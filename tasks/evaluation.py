@@ -63,8 +63,13 @@ def eval_cache_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
 def evaluate_benchmark(model: str, benchmark: str, output_dir: str, label: str, limit: int | None = None,
                        backend: str = "hf", device: str = "auto", batch_size: int = 64,
                        settings_override: dict[str, Any] | None = None, store_root: str | None = None,
-                       pass_threshold: float = 0.5, cpu_threads: int | None = None) -> dict[str, Any]:
+                       pass_threshold: float = 0.5, cpu_threads: int | None = None,
+                       store_endpoint_url: str | None = None) -> dict[str, Any]:
     """Evaluate `model` on `benchmark` into `output_dir`; returns the summary (metrics, n, settings).
+
+    `store_root` and `store_endpoint_url` are the config's `storage.root` and `storage.endpoint_url`: the
+    benchmark data and a store model are read from there (never from AWS's default endpoint when the config
+    names another).
 
     `cpu_threads`: torch threads for the evaluation (None: as they are); it changes speed, not results,
     so it is not part of the cache key."""
@@ -82,6 +87,7 @@ def evaluate_benchmark(model: str, benchmark: str, output_dir: str, label: str, 
             logger.info("evaluating %s on %s (device %s, limit %s) -> %s", label, benchmark, chosen, limit, output_dir)
             run = dict(model=model, benchmark=benchmark, output_dir=output_dir, backend=backend, limit=limit,
                        batch_size=batch_size, settings_override=settings_override, store=store_root,
+                       store_endpoint_url=store_endpoint_url,
                        pass_threshold=pass_threshold, progress=False, cpu_threads=cpu_threads)
             # A GPU picked here (no Ray): the evaluation gets a process that sees only that GPU.
             summary = (evaluate_on_gpu(int(chosen.removeprefix("cuda:")), **run) if chosen.startswith("cuda:")
@@ -100,7 +106,7 @@ def evaluate_model(model: str, benchmarks: list[str], *, label: str, run_name: s
     another on that device (`run_on_device`); publishes the `<run>-<label>-results` table.
 
     `settings` are `evaluate_benchmark`'s own (limit, backend, batch_size, pass_threshold, store_root,
-    cpu_threads). `on_result(n_done)` follows the benchmarks as they finish.
+    store_endpoint_url, cpu_threads). `on_result(n_done)` follows the benchmarks as they finish.
     """
     calls = [dict(model=model, benchmark=bench, output_dir=str(results_dir(model, bench, evals_root)), label=label,
                   **settings) for bench in benchmarks]

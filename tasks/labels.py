@@ -8,14 +8,22 @@ the list searchable and filterable (the UI's tag filter, `prefect flow-run ls`).
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 
-def config_run_name(config: str, now: datetime | None = None) -> str:
-    """`tiny-arith-20261123-184501` for config `tiny-arith` or `configs/tiny-arith.yaml`."""
-    return f"{Path(config).stem}-{(now or datetime.now()):%Y%m%d-%H%M%S}"
+def config_run_name(config: str, now: datetime | None = None, current: str | None = None) -> str:
+    """`tiny-arith-20261123-184501` for config `tiny-arith` or `configs/tiny-arith.yaml`.
+
+    `current` is the flow run's name so far: when it already is such a name for this config (a retried flow
+    run), it is kept, so a retry does not rename the run it continues.
+    """
+    stem = Path(config).stem
+    if current and re.fullmatch(re.escape(stem) + r"-\d{8}-\d{6}", current):
+        return current
+    return f"{stem}-{(now or datetime.now()):%Y%m%d-%H%M%S}"
 
 
 def experiment_tags(config: str, cfg: Any) -> list[str]:

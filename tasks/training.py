@@ -14,6 +14,15 @@ retry skips it).
 Trainer marker lines become Prefect events (`rlvr.checkpoint.saved`, which the
 `eval-checkpoint/on-arrival` deployment trigger listens for), a progress
 artifact and a live training table (`tasks.training_table`).
+
+Training never waits on the API: the loop that drains the trainer's stdout
+makes no network call. Log lines go to Prefect's background log worker,
+checkpoint events to an `EventSender` (its own queue, thread and events
+websocket, opened before the trainer starts: `tasks.event_sender`), and
+artifact updates to the outbox (`tasks.outbox`: one background thread, one
+waiting update per artifact). When the API stalls, what the UI shows lags;
+the trainer's pipe keeps draining, its steps keep their pace, and a
+checkpoint's event leaves as soon as its marker line is read.
 """
 
 from __future__ import annotations
@@ -30,13 +39,13 @@ from typing import Any
 from prefect import task
 from prefect.futures import PrefectFuture
 from prefect.cache_policies import DEFAULT
-from prefect.events import emit_event
 from prefect.logging import get_run_logger
 
 from rlvr_core.procgroup import ProcessGroup
 from rlvr_core.rundir import layout
 from rlvr_core.rundir.markers import CHECKPOINT_SAVED, parse_marker, run_resource_id
 from tasks.artifacts import Progress, artifact_key
+from tasks.event_sender import EventSender
 from tasks.log_lines import StepLines, clean_line
 from tasks.training_table import LiveTrainingTable
 
@@ -118,7 +127,14 @@ def train(config: str, overrides: list[str], run_dir: str, run_name: str, emit_e
     tail: collections.deque[str] = collections.deque(maxlen=30)  # every line, for a failure's message
     step_lines = StepLines()
     events = 0
-    with ProcessGroup(argv, env=env) as group:
+    sender = EventSender() if emit_events else None
+    if sender is not None and not sender.start():
+        logger.warning("the events websocket did not open within %g s; checkpoint events wait for it "
+                       "(training starts anyway)", sender.connect_wait_s)
+    with contextlib.ExitStack() as cleanup:
+        if sender is not None:
+            cleanup.callback(sender.close)  # after the loop: send what is queued (bounded wait), then disconnect
+        group = cleanup.enter_context(ProcessGroup(argv, env=env))
         _ACTIVE[run_dir] = group
         try:
             for line in group.lines():
@@ -138,8 +154,8 @@ def train(config: str, overrides: list[str], run_dir: str, run_name: str, emit_e
                     table.add(marker.data)
                 elif marker.data.get("event") == CHECKPOINT_SAVED:
                     events += 1
-                    if emit_events:
-                        publish_checkpoint_event(marker.data, run_name)
+                    if sender is not None:
+                        publish_checkpoint_event(sender, marker.data, run_name)
                     logger.info("checkpoint published: step %s at %s", marker.data.get("step"), marker.data.get("path"))
             status = group.wait()
         finally:
@@ -151,14 +167,14 @@ def train(config: str, overrides: list[str], run_dir: str, run_name: str, emit_e
     return {"run_dir": run_dir, "status": status, "checkpoint_events": events, "resumed": resume}
 
 
-def publish_checkpoint_event(data: dict[str, Any], run_name: str) -> None:
-    """Emit `rlvr.checkpoint.saved` for the trainer's marker; the deployment trigger reads `payload.path`.
+def publish_checkpoint_event(sender: EventSender, data: dict[str, Any], run_name: str) -> None:
+    """Queue `rlvr.checkpoint.saved` for the trainer's marker; the deployment trigger reads `payload.path`.
 
     The path is made absolute (the trainer runs in this process's working directory), so a listener in
     another directory finds the checkpoint and every event for one checkpoint carries the same path.
     """
     run = str(data.get("run") or run_name)
-    emit_event(
+    sender.emit(
         event=CHECKPOINT_SAVED,
         resource={"prefect.resource.id": run_resource_id(run), "prefect.resource.name": run},
         payload={"path": str(Path(data["path"]).resolve()), "step": data.get("step"), "run": run,

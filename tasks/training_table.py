@@ -11,6 +11,10 @@ each a database write and an event on a server sharing training's 2 cores.
 Rows are sparse on purpose: one every ~1/20 of the run, every step with a
 held-out accuracy, and the newest step as the last row, so the table stays
 readable at any `max_steps`.
+
+Published through the outbox (`tasks.outbox`): the reader of the trainer's
+output only records rows; a stalled API delays the table, never training,
+and the newest table replaces one still waiting to be sent.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from typing import Any
 from uuid import UUID
 
 from prefect.artifacts import create_table_artifact
+
+from tasks.outbox import outbox
 
 TARGET_ROWS = 20
 
@@ -93,14 +99,18 @@ class LiveTrainingTable:
             self.flush()
 
     def flush(self) -> None:
-        """Publish the current rows now (call once when training ends, so the last step is shown)."""
+        """Queue the current rows for publishing now (call once when training ends, so the last step is shown)."""
         if not self._dirty:
             return
         rows = self.model.table()
-        if self._artifact_id is None:
-            self._artifact_id = create_table_artifact(rows, key=self.key, description=self.description)
-        else:
-            _patch_table(self._artifact_id, rows)
+
+        def send() -> None:  # in the outbox thread: create the artifact on the first call that gets through
+            if self._artifact_id is None:
+                self._artifact_id = create_table_artifact(rows, key=self.key, description=self.description)
+            else:
+                _patch_table(self._artifact_id, rows)
+
+        outbox().put(f"table:{self.key}:{id(self)}", send)
         self._published_at, self._dirty = time.monotonic(), False
 
 

@@ -79,9 +79,11 @@ def run_pass_at_k(
     model: str, benchmark: str, *, output_dir: Path | str, n: int = 16, temperature: float = 0.8, top_p: float = 0.95,
     shard: int = 0, shards: int = 1, limit: int | None = None, seed: int = 42, backend: str = "hf",
     device: str = "auto", batch_size: int = 8, store: Any = None, backend_options: dict[str, Any] | None = None,
-    verifier_workers: int = 2, progress: bool = True,
+    verifier_workers: int = 2, progress: bool = True, store_endpoint_url: str | None = None,
 ) -> Path:
-    """Sample and verify n completions for this shard's items; returns the shard folder (resumes if present)."""
+    """Sample and verify n completions for this shard's items; returns the shard folder (resumes if present).
+
+    `store` is a Store, or a root URI opened with `store_endpoint_url` (an S3-compatible endpoint)."""
     from rlvr_core.evaluation.runner import resolve_model, resolve_device
     from rlvr_core.evaluation.scoring import score_completions
     from rlvr_core.generation import SamplingParams, create_backend
@@ -91,7 +93,7 @@ def run_pass_at_k(
     if not 0 <= shard < shards:
         raise ValueError(f"shard={shard} must be in [0, shards={shards})")
     bench = get_benchmark(benchmark)
-    store = open_store(store) if store is None or isinstance(store, str) else store
+    store = open_store(store, store_endpoint_url) if store is None or isinstance(store, str) else store
     problems = load_benchmark_problems(bench, store=store, limit=limit)
     mine = [i for i in range(len(problems)) if i % shards == shard]
     settings = {"model": model, "benchmark": bench.name, "n": n, "temperature": temperature, "top_p": top_p,

@@ -162,6 +162,7 @@ def evaluate(
     batch_size: int = 64,
     settings_override: dict[str, Any] | None = None,
     store: Any = None,
+    store_endpoint_url: str | None = None,
     backend_options: dict[str, Any] | None = None,
     pass_threshold: float = DEFAULT_PASS_THRESHOLD,
     verifier_workers: int = 2,
@@ -172,6 +173,8 @@ def evaluate(
 
     `settings_override` (e.g. {"temperature": 0.7}) is the explicit opt-out of
     the enforced settings; what it changed is recorded in the summary.
+    `store` is a Store, or a root URI opened with `store_endpoint_url` (an S3-compatible endpoint such as
+    MinIO; the config's `storage.endpoint_url`): benchmark data and store models are read through it.
     `backend_options` go to the backend (for "openai": base_url, api_key, ...).
     `cpu_threads` sets torch's intra-op threads first (for the whole process:
     torch has one pool), so an evaluation beside CPU training takes only the
@@ -190,7 +193,7 @@ def evaluate(
         torch.set_num_threads(cpu_threads)
     bench = get_benchmark(benchmark)
     settings, overridden = apply_overrides(settings_override)
-    store = open_store(store) if store is None or isinstance(store, str) else store
+    store = open_store(store, store_endpoint_url) if store is None or isinstance(store, str) else store
     scripted = backend in bench.policies  # a scripted policy of a multi-turn benchmark stands in for the model
     model_path = model if scripted else resolve_model(model, backend, store)
     device = "remote" if backend == "openai" else "cpu" if scripted else resolve_device(device)

@@ -29,7 +29,7 @@ def resolve_model_path(name_or_path: str, store, local_cache: Path | None = None
     if "://" in name_or_path and not name_or_path.startswith("file://"):
         from rlvr_core.storage import open_store
 
-        remote = open_store(name_or_path)
+        remote = open_store(name_or_path, getattr(store, "endpoint_url", None))  # the config's S3 endpoint
         target = (local_cache or DEFAULT_LOCAL_CACHE).resolve() / name_or_path.split("://", 1)[1].replace("/", "_")
         return str(remote.get_dir("", target))
     return name_or_path.removeprefix("file://")

@@ -27,8 +27,10 @@ PLOT_NAME = layout.REPORT_PLOT
 
 
 def _md(df: pd.DataFrame) -> str:
+    """The table as markdown, split into tables narrow enough for the Prefect UI (`tables.split_columns`)."""
+    shown = df.drop(columns=[c for c in df.columns if c.startswith("_")])
     # disable_numparse: cells are display strings; tabulate would turn "+50.0" into 50.
-    return df.drop(columns=[c for c in df.columns if c.startswith("_")]).to_markdown(index=False, disable_numparse=True)
+    return "\n\n".join(part.to_markdown(index=False, disable_numparse=True) for part in tables.split_columns(shown))
 
 
 def _baseline(entries: Sequence[EvalEntry]) -> str:

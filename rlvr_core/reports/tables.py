@@ -18,6 +18,34 @@ from rlvr_core.reports.load import EvalEntry
 NON_STANDARD = "†"
 
 
+# The widest a markdown table row may be, in characters, for the Prefect UI's artifact page to show it whole:
+# the page cuts a wider table at its edge instead of wrapping it.
+MAX_ROW_CHARS = 140
+
+
+def split_columns(df: pd.DataFrame, keep: int = 1, max_chars: int = MAX_ROW_CHARS) -> list[pd.DataFrame]:
+    """`df` as one or more tables whose rendered rows fit `max_chars`, each repeating the first `keep` columns
+    (the row's key), so a reader can still tell which row a cell belongs to.
+
+    A column wider than the budget alone still gets a table of its own (with the key columns): it is
+    never cut. Column order is kept.
+    """
+    def width(column: str) -> int:  # "| cell " per column; tabulate pads a header by two spaces more
+        return max([len(str(column)) + 2, *(len(str(v)) for v in df[column])]) + 3
+
+    key, rest = list(df.columns[:keep]), list(df.columns[keep:])
+    budget = max_chars - 1 - sum(width(c) for c in key)
+    groups: list[list[str]] = []
+    used = budget + 1
+    for column in rest:
+        if used + width(column) > budget and (not groups or groups[-1]):
+            groups.append([])
+            used = 0
+        groups[-1].append(column)
+        used += width(column)
+    return [df[key + group] for group in groups] if groups else [df]
+
+
 def pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 

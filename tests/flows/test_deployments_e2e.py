@@ -166,7 +166,7 @@ def test_train_and_eval_arith_through_deployments_and_triggers(deployed, tmp_pat
         # Its own evaluations are its task runs; the trigger's are runs named and tagged after the checkpoint.
         own = client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[run.id])))
         assert {"eval-base-arith", "eval-step-000004-arith"} <= {r.name for r in own}, [r.name for r in own]
-        assert f"eval-{run_dir.name}-step-000004" in {r.name for r in triggered}
+        assert f"eval-{run_dir.name}-step-000004-arith" in {r.name for r in triggered}
         assert all(f"run:{run_dir.name}" in r.tags for r in triggered), [(r.name, r.tags) for r in triggered]
         assert {f"{slug}-base-results"} <= keys, keys
 
@@ -209,6 +209,34 @@ def wait_for_triggered(client, paths: set[str], timeout_s: float, at_least: int 
         time.sleep(1)
 
 
+def run_logs(client, flow_run_id) -> list[str]:
+    from prefect.client.schemas.filters import LogFilter, LogFilterFlowRunId
+
+    return [log.message for offset in range(0, 2000, 200) for log in client.read_logs(
+        log_filter=LogFilter(flow_run_id=LogFilterFlowRunId(any_=[flow_run_id])), limit=200, offset=offset)]
+
+
+def test_a_bad_parameter_fails_the_run_with_one_line_and_no_traceback_in_its_log(deployed, tmp_path: Path) -> None:
+    """What a user sees for a parameter to fix: Failed, the field and the fix in one line, and a log without
+    the engine's traceback or a worker error about the process's exit."""
+    from prefect import get_client
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    server, worker_log = deployed
+    flow_run_id = run_deployment(server, "train-and-eval/arith", {"max_steps": 0,
+                                                                  "overrides": [f"run.runs_dir={tmp_path}"]})
+    with temporary_settings({PREFECT_API_URL: server.api_url}), get_client(sync_client=True) as client:
+        run = wait_final(client, flow_run_id, timeout_s=300)
+        assert run.state.is_failed(), f"{run.state}\n{worker_log.read_text()[-3000:]}"
+        assert "training.max_steps" in run.state.message and "\n" not in run.state.message.strip()
+        ended = wait_for_path(lambda: next((m for m in run_logs(client, run.id) if m.startswith("Process for flow run")),
+                                           None), 120)  # the worker's last word on the run comes after its end
+        logs = run_logs(client, run.id)
+    assert "exited cleanly" in ended, ended
+    assert not [m for m in logs if "Traceback" in m or "exited with status code" in m], logs
+    assert not any(tmp_path.iterdir()), "no run folder for a config that cannot run"
+
+
 def test_a_cancelled_training_ends_cancelled_and_a_retry_resumes_it_to_max_steps(deployed, tmp_path: Path) -> None:
     """Cancel mid-training: the run is Cancelled (not Completed, not cached) and no trainer is left;
     `prefect flow-run retry` resumes the same run folder from its last checkpoint to max_steps."""
@@ -241,6 +269,7 @@ def test_a_cancelled_training_ends_cancelled_and_a_retry_resumes_it_to_max_steps
         prefect_cli(server, "flow-run", "retry", flow_run_id)
         retried = wait_final(client, flow_run_id, timeout_s=600)
         assert retried.state.is_completed(), f"{retried.state}\n{worker_log.read_text()[-4000:]}"
+        assert retried.name == cancelled.name, "a retry keeps the run's name"
         assert [p.name for p in runs_dir.iterdir()] == [run_dir.name], "the retry must reuse the run folder"
         assert (run_dir / "checkpoints" / "step-000200" / "checkpoint.json").is_file()
         logs = [log.message for offset in range(0, 2000, 200) for log in client.read_logs(

@@ -91,3 +91,16 @@ def test_a_progress_artifact_follows_an_evaluation_over_several_benchmarks_and_n
             key=ArtifactFilterKey(any_=["progress-one-step-000010-eval-progress",
                                         "progress-two-step-000010-eval-progress"])))
     assert [(a.key, a.data) for a in artifacts] == [("progress-two-step-000010-eval-progress", 100.0)]
+
+
+def test_an_evaluation_run_is_named_after_its_checkpoint_and_benchmarks(prefect_harness: str,
+                                                                       published_checkpoint: Path) -> None:
+    """A triggered run gets only the checkpoint path: its name still says which run, step and benchmarks."""
+    from prefect import get_client
+
+    from flows.eval_checkpoint import eval_checkpoint
+
+    state = eval_checkpoint(str(published_checkpoint), return_state=True)
+    with get_client(sync_client=True) as client:
+        name = client.read_flow_run(state.state_details.flow_run_id).name
+    assert name == f"eval-{published_checkpoint.parent.parent.name}-step-000002-arith"

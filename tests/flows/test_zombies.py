@@ -17,12 +17,15 @@ from pathlib import Path
 import pytest
 
 from deployments.local_prefect import LocalServer, start_worker, stop_group
-from deployments.zombies import cancel_active, install
+from deployments.zombies import AUTOMATION_NAME, ORPHAN_AUTOMATION_NAME, cancel_active, install
 
 pytestmark = pytest.mark.slow
 
+REPO = Path(__file__).resolve().parents[2]
+
 HEARTBEAT_S = 30  # Prefect's minimum
 WITHIN_S = 50     # more than one heartbeat interval, so a live run is never crashed
+PENDING_WITHIN_S = 20
 SLEEPER = '''
 import time
 from prefect import flow
@@ -40,6 +43,20 @@ def api(prefect_server: LocalServer):
 
     with temporary_settings({PREFECT_API_URL: prefect_server.api_url}), get_client(sync_client=True) as client:
         yield client
+
+
+@pytest.fixture(autouse=True)
+def automations_removed_afterwards(prefect_server: LocalServer):
+    """The session's later tests share this server, and their runs send a heartbeat every 180 s (Prefect's
+    default): an automation installed here with a 50-s window would crash them."""
+    yield
+    from prefect.automations import Automation
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    with temporary_settings({PREFECT_API_URL: prefect_server.api_url}):
+        for name in (AUTOMATION_NAME, ORPHAN_AUTOMATION_NAME):
+            with contextlib.suppress(ValueError):  # not installed by this test
+                Automation.read(name=name).delete()
 
 
 def deploy_sleeper(tmp_path: Path, pool: str) -> str:
@@ -94,6 +111,53 @@ def test_a_run_whose_machine_dies_is_marked_crashed(prefect_server: LocalServer,
     assert "no heartbeat" in (crashed.state.message or "")
 
 
+def test_a_run_a_worker_took_but_never_started_is_crashed_saying_so(prefect_server: LocalServer, api,
+                                                                    tmp_path: Path) -> None:
+    """A worker sets a run Pending, then dies before starting its process: no heartbeat will ever come, so the
+    orphan automation crashes it with the reason (and catch-up or a retry can take it from there)."""
+    from prefect.client.schemas.actions import WorkPoolCreate
+    from prefect.states import Pending
+
+    pool = "orphan-test"
+    api.create_work_pool(WorkPoolCreate(name=pool, type="process"), overwrite=True)
+    deployment_id = deploy_sleeper(tmp_path, pool)
+    install(WITHIN_S, pending_within_s=PENDING_WITHIN_S)
+    run = api.create_flow_run_from_deployment(deployment_id)
+    api.set_flow_run_state(run.id, Pending())  # as the worker does when it takes the run; no process follows
+    ended = wait_state(api, run.id, {"Crashed", "Completed", "Failed", "Cancelled"}, timeout_s=PENDING_WITHIN_S + 120)
+    assert ended.state_name == "Crashed", ended.state
+    assert "never started" in (ended.state.message or ""), ended.state.message
+
+
+def test_a_run_whose_worker_is_killed_is_crashed_naming_the_worker(prefect_server: LocalServer, api,
+                                                                   tmp_path: Path) -> None:
+    """Only the worker is killed (its supervisor, as `make up` starts it, stays): the run it was executing ends
+    Crashed with a message that names the worker and how it ended, not Prefect's generic one."""
+    import subprocess
+
+    import psutil
+    from prefect.client.schemas.actions import WorkPoolCreate
+
+    pool = "worker-death"
+    api.create_work_pool(WorkPoolCreate(name=pool, type="process"), overwrite=True)
+    deployment_id = deploy_sleeper(tmp_path, pool)
+    with open(tmp_path / "supervisor.log", "w") as log:
+        supervisor = subprocess.Popen([sys.executable, str(REPO / "deployments" / "worker.py"), "--pool", pool,
+                                       "--name", "doomed-worker"], env=prefect_server.env, cwd=tmp_path, stdout=log,
+                                      stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        run = api.create_flow_run_from_deployment(deployment_id)
+        wait_state(api, run.id, {"Running"}, timeout_s=180)
+        [worker] = psutil.Process(supervisor.pid).children()
+        worker.terminate()
+        ended = wait_state(api, run.id, {"Crashed", "Completed", "Failed", "Cancelled"}, timeout_s=180)
+        assert supervisor.wait(60) is not None
+    finally:
+        stop_group(supervisor)
+    assert ended.state_name == "Crashed", (ended.state, (tmp_path / "supervisor.log").read_text()[-3000:])
+    assert "its worker doomed-worker" in ended.state.message and "stopped" in ended.state.message, ended.state.message
+
+
 def test_make_down_stops_the_flow_run_processes_of_its_pools(prefect_server: LocalServer, api, tmp_path: Path) -> None:
     from prefect.client.schemas.actions import WorkPoolCreate
 
@@ -133,11 +197,10 @@ def test_make_down_cancels_the_runs_of_its_pools_and_no_others(prefect_server: L
 def test_installing_twice_leaves_one_automation(prefect_server: LocalServer, api) -> None:
     from prefect.automations import Automation
 
-    from deployments.zombies import AUTOMATION_NAME
-
     install(WITHIN_S)
     install(WITHIN_S)
-    assert sum(a.name == AUTOMATION_NAME for a in api.read_automations()) == 1
+    names = [a.name for a in api.read_automations()]
+    assert names.count(AUTOMATION_NAME) == 1 and names.count(ORPHAN_AUTOMATION_NAME) == 1
     assert Automation.read(name=AUTOMATION_NAME).trigger.within.total_seconds() == WITHIN_S
 
 

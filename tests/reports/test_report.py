@@ -16,10 +16,15 @@ METRICS = """\
 | step-000050  | 50     | 80.0% (n=20)       | 30.0% (n=10)       |"""
 
 COMPARISONS = """\
-| benchmark   | metric   | baseline           | trained                   | delta (pts) [95% CI]   | method           | verdict   | flags                |
-|:------------|:---------|:-------------------|:--------------------------|:-----------------------|:-----------------|:----------|:---------------------|
-| arith       | accuracy | base: 50.0% (n=20) | step-000050: 80.0% (n=20) | +30.0 [+10.0, +50.0]   | paired bootstrap | gain      | —                    |
-| gsm8k       | accuracy | base: 25.0% (n=20) | step-000050: 30.0% (n=10) | +5.0 [-24.1, +38.3]    | newcombe         | noise     | UNEQUAL n (20 vs 10) |"""
+| benchmark   | metric   | baseline           | trained                   | delta (pts) [95% CI]   | method           | verdict   |
+|:------------|:---------|:-------------------|:--------------------------|:-----------------------|:-----------------|:----------|
+| arith       | accuracy | base: 50.0% (n=20) | step-000050: 80.0% (n=20) | +30.0 [+10.0, +50.0]   | paired bootstrap | gain      |
+| gsm8k       | accuracy | base: 25.0% (n=20) | step-000050: 30.0% (n=10) | +5.0 [-24.1, +38.3]    | newcombe         | noise     |
+
+| benchmark   | flags                |
+|:------------|:---------------------|
+| arith       | —                    |
+| gsm8k       | UNEQUAL n (20 vs 10) |"""
 
 REWARDS = """\
 | checkpoint   | benchmark   | n   | avg reward   | pass rate (≥0.5) [95% CI]   | perfect rate [95% CI]   |
@@ -47,6 +52,18 @@ def test_report_tables_are_exact(run_dir: Path):
     for table in (METRICS, COMPARISONS, REWARDS, BREAKDOWN):
         assert table in markdown
     assert (run_dir / "report.md").read_text() == markdown
+
+
+def test_every_table_fits_the_artifact_page_and_a_split_table_repeats_its_key(run_dir: Path):
+    """The Prefect UI cuts a table wider than its page: wide tables are split by columns, each part led by the
+    row's key, and the CSV keeps the whole table."""
+    from rlvr_core.reports.tables import MAX_ROW_CHARS
+
+    markdown = build_report(run_dir)
+    rows = [line for line in markdown.splitlines() if line.startswith("|")]
+    assert rows and max(len(line) for line in rows) <= MAX_ROW_CHARS
+    with (run_dir / "report_comparisons.csv").open() as handle:
+        assert "flags" in next(csv.reader(handle))
 
 
 def test_unequal_samples_are_flagged_and_the_gain_is_called_noise(run_dir: Path):

@@ -56,6 +56,7 @@ def test_progress_is_sent_at_most_every_interval_and_always_at_the_end(prefect_h
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 
     from tasks.artifacts import Progress
+    from tasks.outbox import outbox
 
     sent: list[float] = []
 
@@ -71,9 +72,19 @@ def test_progress_is_sent_at_most_every_interval_and_always_at_the_end(prefect_h
                 sent.append(time.monotonic() - started)
 
     loop()
+    assert outbox().drain(60), "the last progress update was never sent"
     assert 2 <= len(sent) < 50, sent  # not one update per percent (100)
     assert all(b - a >= 0.2 for a, b in zip(sent, sent[1:-1]))
     with get_client(sync_client=True) as client:
         artifact, = client.read_artifacts(artifact_filter=ArtifactFilter(
             key=ArtifactFilterKey(any_=["progress-throttle-test"])))
     assert artifact.data == 100.0
+
+
+def test_a_retried_run_keeps_the_name_its_first_attempt_got() -> None:
+    from datetime import datetime
+
+    first = config_run_name("tiny-arith", datetime(2026, 11, 23, 18, 45, 1), current="hissing-hoatzin")
+    assert first == "tiny-arith-20261123-184501"
+    assert config_run_name("tiny-arith", datetime(2026, 11, 24, 9, 0, 0), current=first) == first
+    assert config_run_name("gsm8k", datetime(2026, 11, 24, 9, 0, 0), current=first) == "gsm8k-20261124-090000"

@@ -57,6 +57,7 @@ def test_the_training_task_keeps_one_table_artifact_and_updates_it_in_place(pref
     from prefect import get_client
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 
+    from tasks.outbox import outbox
     from tasks.training import train
 
     script = ("import json\n"
@@ -70,6 +71,7 @@ def test_the_training_task_keeps_one_table_artifact_and_updates_it_in_place(pref
         return train("unused", [], str(tmp_path), "table-run", command=[sys.executable, "-c", script])
 
     run()
+    assert outbox().drain(60), "the table's last update was never sent"
     with get_client(sync_client=True) as client:
         artifacts = client.read_artifacts(artifact_filter=ArtifactFilter(
             key=ArtifactFilterKey(any_=["table-run-training-table"])))
