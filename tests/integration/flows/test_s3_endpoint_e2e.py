@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from deployments.local_prefect import LocalServer, start_worker, stop_group
-from tests.flows.test_deployments_e2e import REPO, TEST_STORE, prefect_cli, run_deployment, wait_final, \
+from tests.integration.flows.test_deployments_e2e import REPO, TEST_STORE, prefect_cli, run_deployment, wait_final, \
     wait_for_triggered
 from tests.s3_server import FAKE_ENV
 

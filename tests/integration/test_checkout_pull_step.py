@@ -16,7 +16,7 @@ import yaml
 
 from tasks import checkout
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

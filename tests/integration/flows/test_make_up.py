@@ -22,7 +22,7 @@ from deployments.postgres import Cluster
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from deployments.zombies import AUTOMATION_NAME, ORPHAN_AUTOMATION_NAME, cancel_
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 HEARTBEAT_S = 30  # Prefect's minimum
 WITHIN_S = 50     # more than one heartbeat interval, so a live run is never crashed

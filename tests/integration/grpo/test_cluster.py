@@ -48,7 +48,7 @@ def probe(**env: str) -> dict:
     clean = {k: v for k, v in os.environ.items() if k not in {"RAY_ADDRESS", "RLVR_RAY_ADDRESS"}}
     temp_dir = short_dir()
     out = subprocess.run([sys.executable, "-c", PROBE, str(temp_dir)], env={**clean, "RAY_AUTH_MODE": "disabled", **env},
-                         capture_output=True, text=True, timeout=300, cwd=Path(__file__).resolve().parents[2])
+                         capture_output=True, text=True, timeout=300, cwd=Path(__file__).resolve().parents[3])
     shutil.rmtree(temp_dir, ignore_errors=True)
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -5,7 +5,7 @@ from pathlib import Path
 from rlvr_core.config import load_config
 from tasks.data import required_datasets
 
-CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+CONFIGS = Path(__file__).resolve().parents[3] / "configs"
 
 
 def test_a_run_caches_its_training_data_held_out_set_and_benchmark_sets() -> None:

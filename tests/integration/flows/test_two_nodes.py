@@ -10,7 +10,7 @@ Which node a lone evaluation lands on is Ray's SPREAD choice: the flow runs one 
 Ray, and with both nodes on one IP a driver may attach to either raylet, each turning through the nodes from
 its own index; two fresh clones of this test put the base and the step-2 evaluation on two nodes once and on
 one node once. That evaluations running at the same time take distinct GPUs across both nodes is
-`tests/test_placement.py`'s check (four at once on a two-node cluster).
+`tests/integration/test_placement.py`'s check (four at once on a two-node cluster).
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ from pathlib import Path
 import pytest
 
 from deployments.local_prefect import LocalServer, start_worker, stop_group
-from tests.flows.test_deployments_e2e import TEST_STORE, prefect_cli, run_deployment, wait_final
+from tests.integration.flows.test_deployments_e2e import TEST_STORE, prefect_cli, run_deployment, wait_final
 from tests.ray_nodes import free_port, short_dir, start_node, stop, wait_for_port
 
 pytestmark = pytest.mark.slow
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 NODES = """
 import json, sys, ray

@@ -4,7 +4,7 @@ The split layout: a trainer actor and a rollout actor holding an in-process vLLM
 engine whose weights are reloaded in place after every step. The sync spot check
 runs each step, so a reload that did not land fails the run instead of letting
 rollouts come from a stale policy; the run must then raise held-out accuracy as
-the hf layout does (tests/grpo/test_learning.py).
+the hf layout does (tests/integration/grpo/test_learning.py).
 """
 
 from __future__ import annotations

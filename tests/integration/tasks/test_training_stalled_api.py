@@ -23,7 +23,7 @@ from prefect import flow
 
 from tasks.outbox import outbox
 from tasks.training import train
-from tests.tasks.stalling_proxy import stalling_proxy
+from tests.integration.tasks.stalling_proxy import stalling_proxy
 
 pytestmark = pytest.mark.slow
 

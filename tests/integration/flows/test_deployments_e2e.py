@@ -27,7 +27,7 @@ from deployments.local_prefect import LocalServer, start_worker, stop_group
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 TEST_STORE = REPO / ".rlvr" / "test-cache" / "store"  # the tiny model is built once and reused across sessions
 LIMIT = 32
 

@@ -2,7 +2,7 @@
 
 A stand-in process plays the trainer (same CLI contract: marker lines on
 stdout, children of its own); the real trainer is exercised end to end in
-tests/flows/test_deployments_e2e.py.
+tests/integration/flows/test_deployments_e2e.py.
 """
 
 from __future__ import annotations
