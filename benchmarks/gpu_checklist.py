@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     from rlvr_core.grpo.algo import get_algorithm
     from rlvr_core.grpo.batch import Group, Rollout, build_train_batch
     from rlvr_core.devices.memory import architecture_of, estimate_training_memory
-    from rlvr_core.grpo.trainer import PolicyTrainer
+    from rlvr_core.grpo.trainer_actor import PolicyTrainer
     from rlvr_core.models.resolve import resolve_model_path
     from rlvr_core.storage import open_store
 

@@ -48,7 +48,7 @@ def one_step(model_dir: str, groups: int, budget: int | None) -> int:
     from rlvr_core.grpo.algo import get_algorithm
     from rlvr_core.grpo.algo.common import ClipSettings
     from rlvr_core.grpo.batch import build_train_batch
-    from rlvr_core.grpo.trainer import PolicyTrainer
+    from rlvr_core.grpo.trainer_actor import PolicyTrainer
 
     trainer = PolicyTrainer(model_dir, reference_path=model_dir, learning_rate=1e-4, weight_decay=0.0,
                             warmup_steps=0, max_steps=10, lr_schedule="constant", max_grad_norm=1.0,

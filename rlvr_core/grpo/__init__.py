@@ -4,6 +4,6 @@ Library entry point: `train(config, run_dir=None, hooks=()) -> TrainResult`;
 command line: `python -m rlvr_core.grpo.train CONFIG [overrides]`.
 """
 
-from rlvr_core.grpo.loop import TrainResult, train
+from rlvr_core.grpo.driver import TrainResult, train
 
 __all__ = ["TrainResult", "train"]

@@ -110,7 +110,7 @@ def start_trainer(config: "ExperimentConfig", plan: "DevicePlan", model_path: st
 
     from rlvr_core.grpo.colocated import ColocatedTrainer, SharedGpuTrainer
     from rlvr_core.grpo.replicas import start_replicas
-    from rlvr_core.grpo.trainer import PolicyTrainer
+    from rlvr_core.grpo.trainer_actor import PolicyTrainer
 
     t = config.training
     options = trainer_options(config, reference_path)

@@ -8,12 +8,12 @@ to generate on while the trainer steps. Here the generator samples from the
 trainer's own `nn.Module` (as TRL's colocate mode and veRL's hybrid engine
 do), so a "sync" is only the version check.
 
-The driver (`session.py`) is the same for both layouts: this actor answers
+The driver (`driver_session.py`) is the same for both layouts: this actor answers
 the trainer calls (`PolicyTrainer`) and the rollout-worker calls
 (`generate`, `episodes`, `load_weights`, `version`, `pid`), and is the
 rollout pool's only worker. Ray runs an actor's calls one at a time, in
 order, so a generation submitted after `train_step` samples from the
-updated weights, as the staleness rule in `loop.py` expects.
+updated weights, as the staleness rule in `driver.py` expects.
 
 Reference log-probs ahead: after sampling rollouts (not greedy
 evaluations), a thread of this actor computes the frozen reference's
@@ -40,7 +40,7 @@ import torch
 
 from rlvr_core.grpo.rollout_serving import ServesRollouts
 from rlvr_core.grpo.batch import pad_rows
-from rlvr_core.grpo.trainer import PolicyTrainer
+from rlvr_core.grpo.trainer_actor import PolicyTrainer
 
 log = logging.getLogger(__name__)
 Row = tuple[bytes, bytes]  # (prompt ids, completion ids) as int64 bytes: a dictionary key
@@ -98,7 +98,7 @@ class SharedGpuTrainer(PolicyTrainer):
     """The trainer of the shared-gpu layout (`training.colocate: true` with vLLM): a separate actor on the GPU
     a sleeping vLLM engine shares. After each update it hands the memory PyTorch's allocator cached for the
     step's activations and logits back to the device, so the engine can wake into it; the driver never runs
-    generation beside an update in this layout (`session.py`)."""
+    generation beside an update in this layout (`driver_session.py`)."""
 
     def train_step(self, batch: dict[str, np.ndarray] | None, batch_tokens: float | None = None) -> dict[str, float]:
         metrics = super().train_step(batch, batch_tokens)

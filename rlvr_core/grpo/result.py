@@ -1,4 +1,4 @@
-"""`TrainResult`: what `train()` returns (loop.py) and a session builds (session.py): where a run went."""
+"""`TrainResult`: what `train()` returns (driver.py) and a session builds (driver_session.py): where a run went."""
 
 from __future__ import annotations
 

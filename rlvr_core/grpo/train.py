@@ -53,8 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     from rlvr_core.devices import DevicePlanError
     from rlvr_core.evaluation.jsonl import CorruptJsonlError
     from rlvr_core.grpo.cluster import RayTempDirError
-    from rlvr_core.grpo.loop import train
-    from rlvr_core.grpo.session import ResumeError
+    from rlvr_core.grpo.driver import train
+    from rlvr_core.grpo.driver_session import ResumeError
     from rlvr_core.paths import UnsharedFolderError
     from rlvr_core.placement import GpuBusyError
 

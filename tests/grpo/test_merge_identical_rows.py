@@ -13,7 +13,7 @@ import torch
 from rlvr_core.problem import Problem
 from rlvr_core.grpo.algo import get_algorithm
 from rlvr_core.grpo.batch import Group, Rollout, build_train_batch, merge_identical_rows
-from rlvr_core.grpo.trainer import PolicyTrainer
+from rlvr_core.grpo.trainer_actor import PolicyTrainer
 from tests.grpo.test_trainer_microbatch import trainer_options
 
 

@@ -16,7 +16,7 @@ import torch
 
 from rlvr_core.config import ConfigError, load_config
 from rlvr_core.grpo.algo.common import ClipSettings, per_token_loss, truncated_is_weights
-from rlvr_core.grpo.trainer import token_logprobs
+from rlvr_core.grpo.trainer_actor import token_logprobs
 from tests.grpo.test_trainer_microbatch import random_batch, trainer
 
 CLIP = ClipSettings(eps_low=0.2, eps_high=0.2, kl_beta=0.04)

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from rlvr_core.grpo.prefix_tree import PrefixForest, prefer_prefix_tree, prefix_tree_logprobs
-from rlvr_core.grpo.trainer import plan_micro_batches, token_logprobs
+from rlvr_core.grpo.trainer_actor import plan_micro_batches, token_logprobs
 from tests.grpo.test_shared_prompt import same_start_batch
 from tests.grpo.test_trainer_microbatch import random_batch, trainer
 

@@ -16,7 +16,7 @@ from rlvr_core.grpo.algo.common import ClipSettings
 from rlvr_core.grpo.batch import Group, Rollout, build_train_batch
 from rlvr_core.grpo.colocated import ColocatedTrainer
 from rlvr_core.grpo.sampling import sample_seeds
-from rlvr_core.grpo.trainer import PolicyTrainer
+from rlvr_core.grpo.trainer_actor import PolicyTrainer
 from tests.grpo.test_trainer_microbatch import trainer_options
 
 GROUP = 4

@@ -15,7 +15,7 @@ from rlvr_core.problem import Problem
 from rlvr_core.grpo.algo import get_algorithm
 from rlvr_core.grpo.algo.common import ClipSettings, per_token_loss
 from rlvr_core.grpo.batch import Group, Rollout, build_train_batch, rows_with_gradient
-from rlvr_core.grpo.trainer import PolicyTrainer, token_logprobs
+from rlvr_core.grpo.trainer_actor import PolicyTrainer, token_logprobs
 from tests.grpo.test_trainer_microbatch import trainer_options
 
 NO_KL = ClipSettings(eps_low=0.2, eps_high=0.2, kl_beta=0.0)

@@ -16,7 +16,7 @@ from rlvr_core.problem import Problem
 from rlvr_core.grpo.algo import get_algorithm
 from rlvr_core.grpo.batch import Group, Rollout, build_train_batch
 from rlvr_core.grpo.shared_prompt import shared_prompt_logprobs
-from rlvr_core.grpo.trainer import plan_micro_batches, token_logprobs
+from rlvr_core.grpo.trainer_actor import plan_micro_batches, token_logprobs
 from tests.grpo.test_trainer_microbatch import random_batch, trainer
 
 

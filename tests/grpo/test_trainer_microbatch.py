@@ -15,7 +15,7 @@ from rlvr_core.problem import Problem
 from rlvr_core.grpo.algo import get_algorithm
 from rlvr_core.grpo.algo.common import ClipSettings
 from rlvr_core.grpo.batch import Group, Rollout, build_train_batch
-from rlvr_core.grpo.trainer import PolicyTrainer, plan_micro_batches, token_logprobs
+from rlvr_core.grpo.trainer_actor import PolicyTrainer, plan_micro_batches, token_logprobs
 
 
 

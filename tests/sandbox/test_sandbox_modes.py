@@ -178,7 +178,7 @@ def test_verdicts_and_results_never_shift_between_consecutive_runs(sandbox) -> N
 def test_a_run_graded_by_code_lists_its_sandboxs_lacks_in_run_json_and_the_log(mode, tmp_path, monkeypatch, caplog) -> None:
     """Issue 26, item 5: a user knows the guarantees of the run they started."""
     from rlvr_core.rundir import create
-    from rlvr_core.grpo.session import Session
+    from rlvr_core.grpo.driver_session import Session
 
     root_only()
     monkeypatch.setenv("RLVR_SANDBOX", "host")

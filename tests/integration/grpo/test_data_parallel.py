@@ -18,7 +18,7 @@ from safetensors.numpy import load_file
 from rlvr_core.grpo import train
 from rlvr_core.grpo.data_parallel import combine_metrics, shard_rows
 from rlvr_core.grpo.replicas import ReplicasDiverged, start_replicas
-from rlvr_core.grpo.trainer import PolicyTrainer
+from rlvr_core.grpo.trainer_actor import PolicyTrainer
 from tests.grpo.test_trainer_microbatch import random_batch, trainer_options
 
 GROUP = 4

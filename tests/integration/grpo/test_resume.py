@@ -30,7 +30,7 @@ from safetensors.numpy import load_file
 from rlvr_core.rundir.checkpoints import list_checkpoints
 from rlvr_core.config import load_config
 from rlvr_core.grpo import train
-from rlvr_core.grpo.session import ResumeError
+from rlvr_core.grpo.driver_session import ResumeError
 from rlvr_core.grpo.trace import FILES, read_trace
 
 pytestmark = pytest.mark.slow
@@ -132,7 +132,7 @@ def test_kill_9_before_the_first_checkpoint_restarts_from_step_0_with_a_message(
     assert read_trace(run_dir), "the stopped attempt must have left trace rows to drop"
     with open(run_dir / "traces" / "rollouts.jsonl", "a") as f:
         f.write('{"step": 2, "te')
-    with caplog.at_level(logging.WARNING, logger="rlvr_core.grpo.session"):
+    with caplog.at_level(logging.WARNING, logger="rlvr_core.grpo.driver_session"):
         resumed = train(config, run_dir=run_dir, resume=True)
     message = "no complete checkpoint yet (the run stopped before its first one); restarting from step 0"
     assert message in caplog.text and any(message in e for e in resumed.events)

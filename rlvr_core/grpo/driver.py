@@ -1,4 +1,4 @@
-"""`train()`: the GRPO driver loop over the trainer actor, rollout workers and the verifier pool.
+"""`train()`, in the driver process: the GRPO loop over the trainer actor, rollout workers and the verifier pool.
 
 One step: take the batch generated ahead (or generate it now) -> verify in
 the process pool -> drop groups older than `max_staleness` (their prompts are
@@ -44,7 +44,7 @@ def train(config: "ExperimentConfig", run_dir: Path | None = None, hooks: Iterab
     trace record. Raises `ResumeError` or `CorruptJsonlError` (naming the file
     and line) for a run folder that cannot be continued.
     """
-    from rlvr_core.grpo.session import Session
+    from rlvr_core.grpo.driver_session import Session
 
     with Session(config, run_dir, resume=resume) as session:
         return session.run(list(hooks), list(step_hooks))

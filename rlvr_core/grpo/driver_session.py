@@ -1,6 +1,6 @@
-"""One training session: sets up the run folder, Ray actors, data and verifier pool, and runs the steps.
+"""One training session, run by the driver: the run folder, Ray actors, data, verifier pool, and the steps.
 
-See `loop.py` for the step structure and the generate-ahead rule.
+See `driver.py` for the step structure and the generate-ahead rule.
 
 Multi-turn datasets (listed in `rlvr_core/envs/registry.py`) take the same
 path: their problems go to the workers' `episodes` instead of `generate`,
@@ -345,7 +345,7 @@ class Session:
         return bool(t.eval_every) and self.step % t.eval_every == 0
 
     def _fill_pending(self, training_now: bool = False) -> None:
-        """Submit batches for upcoming steps while the staleness bound allows (see loop.py).
+        """Submit batches for upcoming steps while the staleness bound allows (see driver.py).
 
         Colocated, a generation sees every update submitted before it (an actor runs its calls in order), so
         its version is the number of updates submitted, the one in flight included: with `max_staleness: 0`
