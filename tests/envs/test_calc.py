@@ -57,6 +57,7 @@ def tool_caller(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) 
     return folder
 
 
+@pytest.mark.slow
 def test_an_episode_sample_masks_the_tool_reply_out_and_keeps_the_models_tokens(tool_caller):
     backend = create_backend("hf", str(tool_caller), device="cpu", dtype="float32", seed=0, batch_size=8)
     problems = generate("train")[:4]

@@ -85,6 +85,7 @@ def test_no_gold_is_empty_so_an_empty_answer_never_wins(one_of_each):
         assert value not in ("", [], {}, 0) or json.loads(p.answer)["abstain"], p.id
 
 
+@pytest.mark.slow
 def test_splits_never_share_a_seed_an_item_or_a_page():
     seeds = {split: {item_seed(split, k) for k in range(PER_CELL[split])} for split in SPLITS}
     assert not seeds["train"] & seeds["eval"] and not seeds["train"] & seeds["bench"] and not seeds["eval"] & seeds["bench"]

@@ -111,6 +111,7 @@ def largest_forward_tokens(model_dir: Path, groups: int, budget: int | None) -> 
     return largest
 
 
+@pytest.mark.slow
 def test_a_token_budget_keeps_the_largest_forward_pass_flat_as_the_batch_grows(tiny_model_dir: Path) -> None:
     unbudgeted = [largest_forward_tokens(tiny_model_dir, groups, None) for groups in (4, 16)]
     budgeted = [largest_forward_tokens(tiny_model_dir, groups, 4000) for groups in (4, 16)]

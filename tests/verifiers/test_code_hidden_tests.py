@@ -77,6 +77,7 @@ def test_a_reference_that_fails_its_own_tests_keeps_no_hidden_test(sandboxes) ->
     assert generated.tests == () and generated.note.startswith("the reference fails its official tests")
 
 
+@pytest.mark.slow
 def test_a_mutated_input_that_hangs_the_reference_costs_only_itself(sandboxes, monkeypatch) -> None:
     monkeypatch.setattr(hidden, "PROBE_TIMEOUT_S", 1.0)
     monkeypatch.setattr(hidden, "RETRY_TIMEOUT_S", 0.5)
