@@ -16,8 +16,8 @@ from tasks.artifacts import artifact_key
 @task(name="discover-gpus", retries=0)
 def discover_gpus() -> dict[str, Any]:
     """{"host", "usable": [index], "excluded": [{index, reason}]} for this node; a table artifact lists them."""
-    from rlvr_core.gpus import discover_gpus as read_gpus
-    from rlvr_core.placement import split_usable
+    from rlvr_core.devices.gpu_locks import split_usable
+    from rlvr_core.devices.gpu_state import discover_gpus as read_gpus
 
     gpus = read_gpus()
     usable, excluded = split_usable(gpus)

@@ -8,7 +8,7 @@ frees up. `num_cpus` is explicit because Ray otherwise reserves a whole CPU
 per task. The SPREAD strategy turns through the nodes: Ray's default packs
 tasks onto the submitting node while it has room, so evaluations submitted
 one after another would all run on the head node. Without it the calls run here, one after another, and the
-evaluation task picks a free local GPU itself (`rlvr_core.placement`).
+evaluation task picks a free local GPU itself (`rlvr_core.devices.gpu_locks`).
 
 `run_on_device` runs calls one after another on one device of a run's device plan (`rlvr_core.devices`):
 without Ray as `device="cuda:N"` (the evaluation takes that GPU's lock and a process that sees only it), with

@@ -20,7 +20,8 @@ REPO = Path(__file__).resolve().parents[1]
 # Lowest first. A name is a top-level module or package of rlvr_core, or a module inside a package that sits
 # higher than the rest of its package (the longest name that matches decides).
 LAYERS: list[set[str]] = [
-    {"problem", "filehash", "timing", "progress", "procgroup", "stats", "storage", "gpus",
+    {"problem", "filehash", "timing", "progress", "procgroup", "stats", "storage",
+     "devices.gpu_state",                # what NVML says of each GPU (read by evaluation, below the device plan)
      "rundir"},                          # the run folder's names, atomic writes, checkpoints, claims, markers, sync
     {"sandbox", "generation"},           # run untrusted code; turn prompts into text
     {"verifiers"},                       # score one completion
@@ -29,8 +30,8 @@ LAYERS: list[set[str]] = [
     {"models"},                          # model resolution and the offline tiny models
     {"evaluation"},                      # benchmarks and the runner
     {"config"},                          # the experiment config (validates names against data and evaluation)
-    {"devices", "paths", "placement",
-     "rundir.create"},                   # devices, node-shared paths; a new run folder (writes the resolved config)
+    {"devices", "paths",
+     "rundir.create"},                   # devices and their GPU locks, node-shared paths; a new run folder
     {"grpo"},                            # training
     {"reports", "cloud", "serve"},       # what reads runs, or runs them elsewhere
     {"cli"},                             # one entry point over everything

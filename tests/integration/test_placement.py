@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from rlvr_core.gpus import GpuInfo, GpuProcess
-from rlvr_core.placement import local_gpu_slot, split_usable
+from rlvr_core.devices.gpu_locks import local_gpu_slot, split_usable
+from rlvr_core.devices.gpu_state import GpuInfo, GpuProcess
 
 
 def gpu(index: int, *, free: bool, zombie: bool = False, reason: str = "") -> GpuInfo:
@@ -117,9 +117,9 @@ def test_a_cluster_address_matches_however_this_machine_is_named() -> None:
 def test_a_plans_gpu_is_waited_for_while_another_process_holds_it(tmp_path: Path, monkeypatch) -> None:
     import threading
 
-    from rlvr_core.placement import hold_gpu
+    from rlvr_core.devices.gpu_locks import hold_gpu
 
-    monkeypatch.setattr("rlvr_core.placement.LOCK_POLL_S", 0.05)
+    monkeypatch.setattr("rlvr_core.devices.gpu_locks.LOCK_POLL_S", 0.05)
     waits: list[str] = []
     taken = threading.Event()
 
@@ -139,7 +139,7 @@ def test_a_plans_gpu_is_waited_for_while_another_process_holds_it(tmp_path: Path
 
 
 def test_a_training_process_holds_its_gpus_and_refuses_one_already_held(tmp_path: Path) -> None:
-    from rlvr_core.placement import GpuBusyError, hold_gpus
+    from rlvr_core.devices.gpu_locks import GpuBusyError, hold_gpus
 
     with hold_gpus([0, 1], tmp_path):
         with local_gpu_slot([0, 1, 2], tmp_path) as free:
