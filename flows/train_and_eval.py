@@ -6,7 +6,7 @@ checkpoint (`evaluate` task runs of this flow run, `eval-<step>-<benchmark>`),
 so results arrive during training without needing the event trigger (which
 `make up` adds for other listeners). The
 base model's evaluation starts with training. Evaluations run in threads,
-one per device the run's device plan gives them (`tasks/checkpoint_evals.py`),
+one per device the run's device plan gives them (`orchestration/checkpoint_evals.py`),
 waiting for one rather than sharing a training GPU, and never block the
 poll loop. If anything here fails or the run is cancelled, the training
 process group is killed before the error propagates.
@@ -38,15 +38,16 @@ from typing import Any
 from prefect import flow
 
 from flows.cache_datasets import cache_config_datasets
+from orchestration.bad_input import fails_cleanly
+from orchestration.checkpoint_evals import ConcurrentEvals, eval_cpu_threads
+from orchestration.labels import config_run_name, experiment_tags, tag_current_flow_run
+from orchestration.ray_placement import flow_ray_connection
 from rlvr_core.timing import timed
 from rlvr_core.rundir.evals import CheckpointWatcher
 from rlvr_core.rundir.layout import BASE_LABEL
-from tasks.bad_input import fails_cleanly
-from tasks.checkpoint_evals import ConcurrentEvals, eval_cpu_threads
 from tasks.evaluation import evaluate_model
-from tasks.gpus import plan_devices
-from tasks.placement import check_shared_folders, flow_ray_connection
-from tasks.labels import config_run_name, experiment_tags, tag_current_flow_run
+from tasks.cluster import check_shared_folders
+from tasks.device_planning import plan_devices
 from tasks.models import prepare_model
 from tasks.reports import publish_report
 from tasks.run_sync import RunSync

@@ -31,11 +31,11 @@ from prefect.context import TaskRunContext
 from prefect.logging import get_run_logger
 from prefect.utilities.hashing import hash_objects
 
+from orchestration.artifacts import artifact_key, publish_results_table
+from orchestration.ray_placement import ray_address, run_on_device, run_placed
+from orchestration.retry import retry_transient
 from rlvr_core.rundir.claims import claim, wait_for_result
 from rlvr_core.rundir.evals import results_dir
-from tasks.artifacts import artifact_key, publish_results_table
-from tasks.placement import ray_address, run_on_device, run_placed
-from tasks.retry import retry_transient
 
 CLAIM_WAIT_S = 6 * 3600
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tasks import checkout
+from orchestration import checkout
 
 REPO = Path(__file__).resolve().parents[2]
 

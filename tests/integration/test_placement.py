@@ -64,7 +64,8 @@ def two_node_cluster():
 def test_four_evals_get_four_distinct_gpus_and_a_fifth_waits(prefect_harness: str, two_node_cluster) -> None:
     from prefect import flow
 
-    from tasks.placement import placement_probe, run_placed
+    from orchestration.ray_placement import run_placed
+    from tasks.cluster import placement_probe
 
     @flow  # defined here, and given the address (not the cluster object) so Ray can pickle the flow context
     def place_five(address: str) -> list[dict]:
@@ -86,7 +87,8 @@ def test_a_cluster_without_gpus_is_refused_instead_of_waiting_forever(prefect_ha
     import ray
     from prefect import flow
 
-    from tasks.placement import placement_probe, run_placed
+    from orchestration.ray_placement import run_placed
+    from tasks.cluster import placement_probe
 
     ray.shutdown()
     ray.init(address="local", num_cpus=1, num_gpus=0, include_dashboard=False)
@@ -105,7 +107,7 @@ def test_a_cluster_address_matches_however_this_machine_is_named() -> None:
     """Ray reports its GCS by the node's IP; RLVR_RAY_ADDRESS may say 127.0.0.1 or the host name."""
     import socket
 
-    from tasks.placement import same_endpoint
+    from orchestration.ray_placement import same_endpoint
 
     own_ip = socket.gethostbyname(socket.gethostname())
     assert same_endpoint(f"{own_ip}:6379", "127.0.0.1:6379")

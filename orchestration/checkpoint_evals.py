@@ -26,7 +26,7 @@ machine without GPUs one CPU slot. An evaluation that has to wait says so in
 the flow log ("waiting for a device") and starts when one frees, so none
 ever shares a training GPU and every checkpoint is evaluated eventually.
 With a Ray cluster the flow holds one Ray connection for the whole run
-(`tasks.placement.flow_ray_connection`), so concurrent evaluations share it.
+(`orchestration.ray_placement.flow_ray_connection`), so concurrent evaluations share it.
 """
 
 from __future__ import annotations
