@@ -46,7 +46,7 @@ from rlvr_core.timing import timed
 from rlvr_core.rundir.evals import CheckpointWatcher
 from rlvr_core.rundir.layout import BASE_LABEL
 from tasks.evaluation import evaluate_model
-from tasks.cluster import check_shared_folders
+from tasks.cluster_checks import check_shared_folders
 from tasks.device_planning import plan_devices
 from tasks.models import prepare_model
 from tasks.reports import publish_report

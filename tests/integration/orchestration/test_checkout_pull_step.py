@@ -16,7 +16,7 @@ import yaml
 
 from orchestration import checkout
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
