@@ -23,10 +23,8 @@ Tags (`config:`, `model:`, `dataset:`, `run:`) go on this flow run, not on
 its task runs: every task run with tags asks the server for tag concurrency
 slots (a write, each time the client's 5-s memo of "no such limits" has
 expired), and on the default SQLite server such a write, meeting the event
-writer's, fails with "database is locked"; the client retries about 2 s
-later. One demo run's server log showed three such failures, all on that
-endpoint; each that met the report or the last evaluation added ~2 s to
-the run.
+writer's, fails with "database is locked" and the client retries seconds
+later, a delay each such failure added to the report or the last evaluation.
 """
 
 from __future__ import annotations
