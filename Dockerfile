@@ -4,7 +4,7 @@
 # Run a worker on a node:  docker run --gpus all --network host --ipc=host -e PREFECT_API_URL=... rlvr-pipeline:gpu \
 #            prefect worker start --pool rlvr-gpu
 # --ipc=host (or --shm-size=16g): Ray's object store, vLLM and NCCL use /dev/shm, which Docker caps at 64 MB.
-# The project lives in /app (WORKDIR); prefect.yaml's pull step (tasks/checkout.py) sends each flow run there,
+# The project lives in /app (WORKDIR); prefect.yaml's pull step (orchestration/checkout.py) sends each flow run there,
 # so deployments registered on a host (`make up`) run here unchanged; to register them from the image instead,
 # see deployments/README.md (Workers in Docker).
 FROM nvidia/cuda:13.0.2-cudnn-runtime-ubuntu24.04
@@ -37,7 +37,7 @@ RUN pip install pip==26.3 \
 COPY . .
 RUN pip install --no-deps -e . \
  && pip check \
- && python -c "import rlvr_core, flows, tasks, vllm, torch; print('torch', torch.__version__, 'vllm', vllm.__version__)"
+ && python -c "import rlvr_core, orchestration, flows, tasks, vllm, torch; print('torch', torch.__version__, 'vllm', vllm.__version__)"
 
 # bubblewrap gives the code sandbox its pid/net/mount namespaces (without it the sandbox falls back to host mode).
 # Evaluation settings are enforced by the runner; the image only makes sure the GPU stack is present.

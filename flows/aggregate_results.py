@@ -6,7 +6,7 @@ from pathlib import Path
 
 from prefect import flow
 
-from tasks.bad_input import BadParameter, fails_cleanly
+from orchestration.bad_input import BadParameter, fails_cleanly
 from tasks.reports import publish_report
 
 

@@ -14,9 +14,9 @@ from typing import Any
 from prefect import flow
 
 from flows.eval_checkpoint import eval_checkpoint
-from tasks.artifacts import artifact_key, publish_results_table
-from tasks.bad_input import BadParameter, fails_cleanly
-from tasks.gpus import discover_gpus
+from orchestration.artifacts import artifact_key, publish_results_table
+from orchestration.bad_input import BadParameter, fails_cleanly
+from tasks.device_planning import discover_gpus
 
 CONFIG_WITH_GPUS = "gsm8k"  # Qwen3-1.7B-Base on the standard four benchmarks, evaluated with vLLM
 CONFIG_WITHOUT_GPUS = "tiny-arith"  # what a CPU-only node can run offline: the tiny model on arith

@@ -6,8 +6,8 @@ from typing import Any
 
 from prefect import flow
 
-from tasks.artifacts import artifact_key
-from tasks.bad_input import fails_cleanly
+from orchestration.artifacts import artifact_key
+from orchestration.bad_input import fails_cleanly
 from tasks.data import cache_dataset, required_datasets
 
 

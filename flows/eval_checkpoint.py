@@ -16,13 +16,13 @@ from typing import Any
 
 from prefect import flow
 
+from orchestration.artifacts import Progress, artifact_key
+from orchestration.bad_input import BadParameter, fails_cleanly
+from orchestration.checkpoint_evals import background_thread
+from orchestration.labels import tag_current_flow_run
+from orchestration.run_process import in_own_process
 from rlvr_core.rundir.layout import BASE_LABEL, config_path, is_checkpoint, run_dir_of
-from tasks.artifacts import Progress, artifact_key
-from tasks.bad_input import BadParameter, fails_cleanly
-from tasks.checkpoint_evals import background_thread
 from tasks.evaluation import evaluate_model
-from tasks.labels import tag_current_flow_run
-from tasks.run_process import in_own_process
 
 
 def _run_name() -> str:

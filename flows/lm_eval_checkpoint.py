@@ -17,11 +17,11 @@ from typing import Any
 
 from prefect import flow, task
 
+from orchestration.artifacts import artifact_key, publish_results_table
+from orchestration.bad_input import BadParameter, fails_cleanly
+from orchestration.retry import retry_transient
 from rlvr_core.rundir.evals import results_dir
 from rlvr_core.rundir.layout import run_dir_of
-from tasks.artifacts import artifact_key, publish_results_table
-from tasks.bad_input import BadParameter, fails_cleanly
-from tasks.retry import retry_transient
 
 MISSING_EXTRA = ("lm-eval is not installed on this worker. Fix: pip install 'rlvr-pipeline[lmeval]' "
                  "on the GPU nodes (it needs vLLM), or run this deployment on a pool whose workers have it")

@@ -6,7 +6,7 @@ checkpoint (`evaluate` task runs of this flow run, `eval-<step>-<benchmark>`),
 so results arrive during training without needing the event trigger (which
 `make up` adds for other listeners). The
 base model's evaluation starts with training. Evaluations run in threads,
-one per device the run's device plan gives them (`tasks/checkpoint_evals.py`),
+one per device the run's device plan gives them (`orchestration/checkpoint_evals.py`),
 waiting for one rather than sharing a training GPU, and never block the
 poll loop. If anything here fails or the run is cancelled, the training
 process group is killed before the error propagates.
@@ -23,10 +23,8 @@ Tags (`config:`, `model:`, `dataset:`, `run:`) go on this flow run, not on
 its task runs: every task run with tags asks the server for tag concurrency
 slots (a write, each time the client's 5-s memo of "no such limits" has
 expired), and on the default SQLite server such a write, meeting the event
-writer's, fails with "database is locked"; the client retries about 2 s
-later. One demo run's server log showed three such failures, all on that
-endpoint; each that met the report or the last evaluation added ~2 s to
-the run.
+writer's, fails with "database is locked" and the client retries seconds
+later, a delay each such failure added to the report or the last evaluation.
 """
 
 from __future__ import annotations
@@ -38,15 +36,16 @@ from typing import Any
 from prefect import flow
 
 from flows.cache_datasets import cache_config_datasets
+from orchestration.bad_input import fails_cleanly
+from orchestration.checkpoint_evals import ConcurrentEvals, eval_cpu_threads
+from orchestration.labels import config_run_name, experiment_tags, tag_current_flow_run
+from orchestration.ray_placement import flow_ray_connection
 from rlvr_core.timing import timed
 from rlvr_core.rundir.evals import CheckpointWatcher
 from rlvr_core.rundir.layout import BASE_LABEL
-from tasks.bad_input import fails_cleanly
-from tasks.checkpoint_evals import ConcurrentEvals, eval_cpu_threads
 from tasks.evaluation import evaluate_model
-from tasks.gpus import plan_devices
-from tasks.placement import check_shared_folders, flow_ray_connection
-from tasks.labels import config_run_name, experiment_tags, tag_current_flow_run
+from tasks.cluster_checks import check_shared_folders
+from tasks.device_planning import plan_devices
 from tasks.models import prepare_model
 from tasks.reports import publish_report
 from tasks.run_sync import RunSync

@@ -16,9 +16,9 @@ from pathlib import Path
 from prefect import flow, get_run_logger
 
 from flows.eval_checkpoint import eval_checkpoint
+from orchestration.bad_input import fails_cleanly
 from rlvr_core.rundir.evals import pending_evaluations
 from rlvr_core.rundir.layout import checkpoints_dir, config_path, is_checkpoint, run_dir_of
-from tasks.bad_input import fails_cleanly
 
 
 def _run_name() -> str:

@@ -16,7 +16,7 @@ from prefect.cache_policies import DEFAULT
 from prefect.logging import get_run_logger
 from prefect.tasks import exponential_backoff
 
-from tasks.retry import retry_transient
+from orchestration.retry import retry_transient
 
 
 @task(name="cache-dataset", task_run_name="cache-{name}-{split}", retries=3,

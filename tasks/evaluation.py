@@ -31,11 +31,11 @@ from prefect.context import TaskRunContext
 from prefect.logging import get_run_logger
 from prefect.utilities.hashing import hash_objects
 
+from orchestration.artifacts import artifact_key, publish_results_table
+from orchestration.ray_placement import ray_address, run_on_device, run_placed
+from orchestration.retry import retry_transient
 from rlvr_core.rundir.claims import claim, wait_for_result
 from rlvr_core.rundir.evals import results_dir
-from tasks.artifacts import artifact_key, publish_results_table
-from tasks.placement import ray_address, run_on_device, run_placed
-from tasks.retry import retry_transient
 
 CLAIM_WAIT_S = 6 * 3600
 
@@ -125,7 +125,7 @@ def _device(requested: str) -> Iterator[str]:
     """A GPU named by the run's device plan (`cuda:N`, no Ray) is held for the evaluation, waiting while another
     process holds it; under Ray the task already owns its GPU (Ray set CUDA_VISIBLE_DEVICES); otherwise hold
     a free local one, and refuse (NoFreeGpuError) when the node has GPUs but none is free."""
-    from rlvr_core.placement import hold_gpu, local_gpu_slot, split_usable
+    from rlvr_core.devices.gpu_locks import hold_gpu, local_gpu_slot, split_usable
 
     if requested.startswith("cuda:") and not ray_address():
         os.environ.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")  # the plan's indices are NVML's (PCI bus order)
@@ -135,7 +135,7 @@ def _device(requested: str) -> Iterator[str]:
     if requested != "auto" or ray_address() or "CUDA_VISIBLE_DEVICES" in os.environ:
         yield requested
         return
-    from rlvr_core.gpus import discover_gpus
+    from rlvr_core.devices.gpu_state import discover_gpus
 
     gpus = discover_gpus()
     usable, excluded = split_usable(gpus)

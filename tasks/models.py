@@ -12,7 +12,7 @@ from prefect import task
 from prefect.cache_policies import DEFAULT
 from prefect.logging import get_run_logger
 
-from tasks.retry import retry_transient
+from orchestration.retry import retry_transient
 
 
 @task(name="prepare-model", task_run_name="prepare-model-{name_or_path}", retries=2, retry_delay_seconds=30,

@@ -12,8 +12,8 @@ from prefect import task
 from prefect.cache_policies import INPUTS
 from prefect.logging import get_run_logger
 
-from tasks.placement import run_placed
-from tasks.retry import retry_transient
+from orchestration.ray_placement import run_placed
+from orchestration.retry import retry_transient
 
 
 @task(name="pass-at-k-shard", task_run_name="pass-at-k-{benchmark}-shard-{shard}", retries=1, retry_delay_seconds=20,

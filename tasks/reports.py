@@ -13,8 +13,8 @@ from typing import Any
 from prefect import task
 from prefect.logging import get_run_logger
 
+from orchestration.artifacts import artifact_key, publish_markdown, publish_results_table, publish_run_links
 from rlvr_core.rundir import layout
-from tasks.artifacts import artifact_key, publish_markdown, publish_results_table, publish_run_links
 
 
 @task(name="publish-report", task_run_name="report-{run_name}", retries=1, retry_delay_seconds=5)

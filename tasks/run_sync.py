@@ -13,10 +13,10 @@ from prefect.artifacts import create_link_artifact
 from prefect.futures import PrefectFuture
 from prefect.logging import get_run_logger
 
+from orchestration.artifacts import artifact_key
+from orchestration.retry import retry_transient
 from rlvr_core.rundir.sync import sync_run
 from rlvr_core.storage import open_store
-from tasks.artifacts import artifact_key
-from tasks.retry import retry_transient
 
 
 @task(name="sync-run", retries=2, retry_delay_seconds=30, retry_condition_fn=retry_transient)

@@ -17,7 +17,7 @@ from prefect import task
 from prefect.logging import get_run_logger
 from prefect.tasks import exponential_backoff
 
-from tasks.retry import retry_transient
+from orchestration.retry import retry_transient
 
 
 class TrainingJobFailed(RuntimeError):

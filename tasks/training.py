@@ -13,13 +13,13 @@ retry skips it).
 
 Trainer marker lines become Prefect events (`rlvr.checkpoint.saved`, which the
 `eval-checkpoint/on-arrival` deployment trigger listens for), a progress
-artifact and a live training table (`tasks.training_table`).
+artifact and a live training table (`orchestration.training_table`).
 
 Training never waits on the API: the loop that drains the trainer's stdout
 makes no network call. Log lines go to Prefect's background log worker,
 checkpoint events to an `EventSender` (its own queue, thread and events
-websocket, opened before the trainer starts: `tasks.event_sender`), and
-artifact updates to the outbox (`tasks.outbox`: one background thread, one
+websocket, opened before the trainer starts: `orchestration.event_sender`), and
+artifact updates to the outbox (`orchestration.outbox`: one background thread, one
 waiting update per artifact). When the API stalls, what the UI shows lags;
 the trainer's pipe keeps draining, its steps keep their pace, and a
 checkpoint's event leaves as soon as its marker line is read.
@@ -41,13 +41,13 @@ from prefect.futures import PrefectFuture
 from prefect.cache_policies import DEFAULT
 from prefect.logging import get_run_logger
 
+from orchestration.artifacts import Progress, artifact_key
+from orchestration.event_sender import EventSender
+from orchestration.log_lines import StepLines, clean_line
+from orchestration.training_table import LiveTrainingTable
 from rlvr_core.procgroup import ProcessGroup
 from rlvr_core.rundir import layout
 from rlvr_core.rundir.markers import CHECKPOINT_SAVED, parse_marker, run_resource_id
-from tasks.artifacts import Progress, artifact_key
-from tasks.event_sender import EventSender
-from tasks.log_lines import StepLines, clean_line
-from tasks.training_table import LiveTrainingTable
 
 TRAIN_MODULE = "rlvr_core.grpo.train"
 _ACTIVE: dict[str, ProcessGroup] = {}

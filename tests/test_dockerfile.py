@@ -78,8 +78,9 @@ def test_host_state_and_caches_stay_out_of_the_build_context(path: str) -> None:
 
 def test_the_code_and_configs_the_image_runs_are_in_the_build_context() -> None:
     patterns = ignore_patterns()
-    for path in ("pyproject.toml", "README.md", "prefect.yaml", "rlvr_core/__init__.py", "flows/__init__.py",
-                 "tasks/__init__.py", "configs/tiny-arith.yaml", "rlvr_core/evaluation/fewshot/mbpp_3shot.json"):
+    for path in ("pyproject.toml", "README.md", "prefect.yaml", "rlvr_core/__init__.py", "orchestration/__init__.py",
+                 "flows/__init__.py", "tasks/__init__.py", "configs/tiny-arith.yaml",
+                 "rlvr_core/evaluation/fewshot/mbpp_3shot.json"):
         assert (REPO / path).exists() and not excluded(path, patterns), path
 
 

@@ -93,7 +93,7 @@ def test_every_repository_path_and_link_named_exists(doc: Path) -> None:
     links = [link.split("#")[0] for link in re.findall(r"\]\(([^)\s]+)\)", text)]
     broken = {link for link in links if link and "://" not in link and not (doc.parent / link).exists()}
     paths = {p for span in _code_spans(text)
-             for p in re.findall(r"(?<![\w./<-])((?:rlvr_core|flows|tasks|tests|benchmarks|configs|deployments|"
+             for p in re.findall(r"(?<![\w./<-])((?:rlvr_core|orchestration|flows|tasks|tests|benchmarks|configs|deployments|"
                                  r"requirements|docs)/[\w./*-]*[\w*])", span)}
     missing = {p for p in paths if not (any(REPO.glob(p)) if "*" in p else (REPO / p).exists())}
     assert broken | missing == set(), f"{doc.name} points at files that do not exist"
@@ -113,7 +113,7 @@ def test_no_code_or_config_comment_carries_a_date() -> None:
     """Measured figures go stale in comments; they live in docs/BENCHMARKS.md with their date and machine."""
     dated = re.compile(r"\b20\d\d-(0[1-9]|1[0-2])-([0-2]\d|3[01])\b")
     offenders = []
-    for folder in ("rlvr_core", "flows", "tasks", "deployments", "benchmarks", "configs"):
+    for folder in ("rlvr_core", "orchestration", "flows", "tasks", "deployments", "benchmarks", "configs"):
         for path in (REPO / folder).rglob("*"):
             if path.suffix in {".py", ".yaml", ".sh"} and dated.search(path.read_text(encoding="utf-8")):
                 offenders.append(str(path.relative_to(REPO)))

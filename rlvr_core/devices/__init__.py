@@ -1,6 +1,8 @@
 """The device plan: which GPUs train, generate and evaluate on every node, decided once per run.
 
-`python -m rlvr_core.devices plan CONFIG [--gpus 1,1]` prints the plan for a topology.
+`python -m rlvr_core.devices plan CONFIG [--gpus 1,1]` prints the plan for a topology. Below the plan:
+`gpu_state` (what NVML says of each GPU: free, busy, likely zombie; `python -m rlvr_core.devices.gpu_state`)
+and `gpu_locks` (which GPUs are usable, and the per-GPU locks a process holds while it uses one).
 """
 
 from rlvr_core.devices.plan import Device, DevicePlan, DevicePlanError, load_plan, plan_devices

@@ -1,14 +1,14 @@
 """Which GPUs a run may use, node by node: read through NVML (this node, no Ray) or from a Ray cluster.
 
 A `Topology` is the input of the device plan (`plan.py`). Three sources:
-- `local()`: this node's usable GPUs (NVML, via `rlvr_core.gpus`; busy and
+- `local()`: this node's usable GPUs (NVML, via `rlvr_core.devices.gpu_state`; busy and
   likely-zombie GPUs are left out and their reasons kept), restricted to
   CUDA_VISIBLE_DEVICES when that is set. Indices are NVML's (PCI bus order);
   whoever sets CUDA_VISIBLE_DEVICES from them also sets
   CUDA_DEVICE_ORDER=PCI_BUS_ID so CUDA counts the same way.
 - `from_ray()`: the alive nodes of the Ray cluster this process is connected
   to, each with its `GPU` resource (what `ray start` declared: the node's
-  usable GPUs, `rlvr_core.placement.ray_visible_devices`). GPU numbers are
+  usable GPUs, `rlvr_core.devices.gpu_locks.ray_visible_devices`). GPU numbers are
   slots: Ray picks the physical GPU and sets CUDA_VISIBLE_DEVICES itself.
 - `given([2, 2])`: a topology stated by hand (the CLI's `--gpus 2,2`, tests);
   several nodes mean one Ray cluster over them.
@@ -82,11 +82,11 @@ def given(counts: Sequence[int], *, gpu_memory_gib: float | None = None) -> Topo
 
 def local(gpus: Sequence[Any] | None = None, *, environ: Mapping[str, str] | None = None,
           host: str | None = None) -> Topology:
-    """This node's usable GPUs. `gpus`: `rlvr_core.gpus.GpuInfo` records (default: read NVML now)."""
-    from rlvr_core.placement import split_usable
+    """This node's usable GPUs. `gpus`: `rlvr_core.devices.gpu_state.GpuInfo` records (default: read NVML now)."""
+    from rlvr_core.devices.gpu_locks import split_usable
 
     if gpus is None:
-        from rlvr_core.gpus import discover_gpus
+        from rlvr_core.devices.gpu_state import discover_gpus
 
         gpus = discover_gpus()
     env = os.environ if environ is None else environ

@@ -180,7 +180,7 @@ def launch_shards(model: str, benchmark: str, *, output_dir: Path | str, shards:
                   gpus: Sequence[int] | None = None) -> dict[str, Any]:
     """Run `shards` shard processes in parallel (each pinned to one GPU of `gpus`, or the free ones), then merge."""
     if gpus is None:
-        from rlvr_core.gpus import free_gpu_indices
+        from rlvr_core.devices.gpu_state import free_gpu_indices
 
         gpus = free_gpu_indices()
     procs = []

@@ -11,9 +11,9 @@ replicas apply bit-identical updates and stay identical (the driver checks a
 checksum of the weights after every step).
 
 Why on one CPU: the tiny model's forward and backward are mostly small
-operations whose cost does not halve with a second thread (one replica on 2
-threads: sampling 1.2x and training 1.5x faster than on 1), while two
-single-threaded replicas each do half the work on their own core.
+operations whose cost does not halve with a second thread (a second thread
+speeds one replica up far less than twofold), while two single-threaded
+replicas each do half the work on their own core.
 
 Driver side: `shard_rows` gives each replica the groups it sampled (so the
 reference log-probs it computed while the driver verified them are ready,

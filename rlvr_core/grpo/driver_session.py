@@ -210,7 +210,7 @@ class Session:
             plan.save(self.run_dir)
         plan.apply_to_environment(os.environ)
         if plan.cuda_visible_devices() is not None:  # no Ray: other runs' evaluations must keep off these GPUs
-            from rlvr_core.placement import hold_gpus
+            from rlvr_core.devices.gpu_locks import hold_gpus
 
             self.held.enter_context(hold_gpus([d.gpu for d in plan.training_devices]))
         log.info("%s", render_plan(plan))

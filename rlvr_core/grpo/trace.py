@@ -7,9 +7,8 @@ are flushed to the OS at once (so they survive a kill -9 of the trainer) and
 fsynced by `sync()` before each checkpoint (so a power cut never leaves a
 checkpoint whose steps are missing from the trace). Rows written after the
 last checkpoint may be lost to a power cut, and nothing is lost by that: a
-resume cuts them away anyway. Measured on the 2-core dev box, tiny-arith's
-rows (128 rollouts per step): +10 to +18 ms per step for per-step fsync (a
-tenth of a ~0.2 s step, so it is not done), +0.4 to +0.8 s for per-line fsync.
+resume cuts them away anyway. An fsync per step (or worse, per line) would
+cost a visible share of a tiny model's step for no durability a resume uses.
 After a crash a file holds whole lines plus at most one torn last line. Readers
 drop that torn line; a malformed line anywhere else is damage a crash cannot
 cause and raises `CorruptJsonlError` naming the file and line.

@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     from rlvr_core.grpo.driver import train
     from rlvr_core.grpo.driver_session import ResumeError
     from rlvr_core.paths import UnsharedFolderError
-    from rlvr_core.placement import GpuBusyError
+    from rlvr_core.devices.gpu_locks import GpuBusyError
 
     try:
         if args.resume is not None:

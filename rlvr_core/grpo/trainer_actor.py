@@ -163,7 +163,7 @@ class PolicyTrainer:
                 self.model.gradient_checkpointing_enable
             enable()
             self.model.config.use_cache = False
-        # The fused kernel (CPU and CUDA): one pass over each tensor, 0.6 ms instead of 3.2 ms per tiny-model step.
+        # The fused kernel (CPU and CUDA): one pass over each tensor instead of a kernel per operation and tensor.
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=learning_rate, weight_decay=weight_decay,
                                            fused=self.device.type in ("cpu", "cuda"))
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(

@@ -10,13 +10,13 @@ import pytest
 
 from rlvr_core.config import load_config
 from rlvr_core.devices import Device, DevicePlanError, load_plan, plan_devices, render_plan, topology
-from rlvr_core.gpus import GpuInfo, GpuProcess
+from rlvr_core.devices.gpu_state import GpuInfo, GpuProcess
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def nvml_record(index: int, *, free: bool = True, zombie: bool = False, memory_mb: float = 81559) -> GpuInfo:
-    """What `rlvr_core.gpus.discover_gpus` returns for one GPU (the NVML layer below the plan)."""
+    """What `rlvr_core.devices.gpu_state.discover_gpus` returns for one GPU (the NVML layer below the plan)."""
     return GpuInfo(index=index, uuid=f"GPU-{index:04d}", name="H100", memory_total_mb=memory_mb,
                    memory_used_mb=0 if free else 30000, utilization_pct=0 if free or zombie else 90,
                    processes=() if free else (GpuProcess(4242, 30000),), free=free, likely_zombie=zombie,

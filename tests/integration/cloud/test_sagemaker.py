@@ -21,8 +21,8 @@ import yaml
 from rlvr_core.cli import main as rlvr
 from rlvr_core.cloud.sagemaker import (CONTAINER_ENTRYPOINT, JobTarget, SageMakerError, SageMakerUnavailable,
                                        describe, job_name, stop, submit)
+from orchestration.retry import is_transient
 from rlvr_core.config import ConfigError, load_config
-from tasks.retry import is_transient
 
 NOW = datetime(2026, 1, 1, 12, 0, 0)
 OVERRIDES = ["training.max_steps=20", "sampling.group_size=4"]

@@ -51,7 +51,7 @@ def test_an_image_beside_the_report_renders_in_the_artifact_page(prefect_server,
     from PIL import Image
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    from tasks.artifacts import publish_markdown
+    from orchestration.artifacts import publish_markdown
 
     Image.new("RGB", PLOT_SIZE, (255, 0, 0)).save(tmp_path / "plot.png")  # a red plot, easy to find in pixels
     with temporary_settings({PREFECT_API_URL: prefect_server.api_url}):

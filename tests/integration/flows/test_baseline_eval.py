@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 def test_without_a_config_a_cpu_node_evaluates_the_tiny_model_on_arith(
         prefect_harness: str, trained_tiny_model_dir: Path, tmp_path: Path) -> None:
     from flows.baseline_eval import baseline_eval
-    from rlvr_core.gpus import discover_gpus
+    from rlvr_core.devices.gpu_state import discover_gpus
 
     if discover_gpus():
         pytest.skip("this node has GPUs, so the nightly picks the gsm8k config")

@@ -75,7 +75,7 @@ def test_every_deployment_is_registered_with_prefect_yaml_pull_step_and_no_host_
     server, _ = deployed
     config = yaml.safe_load((REPO / "prefect.yaml").read_text())
     declared = config["pull"]
-    assert declared == [{"tasks.checkout.enter_checkout": {}}]
+    assert declared == [{"orchestration.checkout.enter_checkout": {}}]
     with temporary_settings({PREFECT_API_URL: server.api_url}), get_client(sync_client=True) as client:
         names = {d["name"] for d in config["deployments"]}  # other tests of the session deploy their own
         registered = [d for d in client.read_deployments() if d.name in names]

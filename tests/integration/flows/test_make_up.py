@@ -2,7 +2,7 @@
 stops all of it, PostgreSQL included; `make up` again over the same database comes back whole.
 
 Runs in a temporary state folder on a free port (RLVR_PREFECT_STATE, RLVR_PREFECT_PORT), so a `make up` of the
-checkout is left alone. Ten restarts in a row: `python benchmarks/orchestration.py restarts --times 10`.
+checkout is left alone. Ten restarts in a row: `python benchmarks/prefect_costs.py restarts --times 10`.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ Which node a lone evaluation lands on is Ray's SPREAD choice: the flow runs one 
 Ray, and with both nodes on one IP a driver may attach to either raylet, each turning through the nodes from
 its own index; two fresh clones of this test put the base and the step-2 evaluation on two nodes once and on
 one node once. That evaluations running at the same time take distinct GPUs across both nodes is
-`tests/integration/test_placement.py`'s check (four at once on a two-node cluster).
+`tests/integration/orchestration/test_ray_placement.py`'s check (four at once on a two-node cluster).
 """
 
 from __future__ import annotations

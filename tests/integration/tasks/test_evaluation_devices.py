@@ -1,7 +1,7 @@
 """Which device an evaluation task takes without Ray: the one the run's device plan names (held, waited for), or
 a free one; never a busy GPU, and never the CPU on a node whose GPUs are all busy.
 
-NVML is replaced by recorded GPU states (`rlvr_core.gpus.discover_gpus`, the layer below placement): this
+NVML is replaced by recorded GPU states (`rlvr_core.devices.gpu_state.discover_gpus`, the layer below placement): this
 machine has no GPU. The locks are the real `flock`s, in a folder of the test's own.
 """
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from prefect import flow
 
-from rlvr_core.gpus import GpuInfo, GpuProcess
-from rlvr_core.placement import local_gpu_slot
+from rlvr_core.devices.gpu_locks import local_gpu_slot
+from rlvr_core.devices.gpu_state import GpuInfo, GpuProcess
 from tasks.evaluation import NoFreeGpuError, _device
 
 
@@ -26,14 +26,14 @@ def gpu(index: int, *, free: bool) -> GpuInfo:
 
 @pytest.fixture(autouse=True)
 def own_lock_dir(tmp_path: Path, monkeypatch) -> Path:
-    monkeypatch.setattr("rlvr_core.placement.DEFAULT_LOCK_DIR", tmp_path / "locks")
+    monkeypatch.setattr("rlvr_core.devices.gpu_locks.DEFAULT_LOCK_DIR", tmp_path / "locks")
     monkeypatch.delenv("RLVR_RAY_ADDRESS", raising=False)
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     return tmp_path / "locks"
 
 
 def test_a_node_whose_gpus_are_all_busy_refuses_instead_of_evaluating_beside_training(prefect_harness, monkeypatch):
-    monkeypatch.setattr("rlvr_core.gpus.discover_gpus", lambda: [gpu(0, free=False), gpu(1, free=False)])
+    monkeypatch.setattr("rlvr_core.devices.gpu_state.discover_gpus", lambda: [gpu(0, free=False), gpu(1, free=False)])
 
     @flow(name="eval-device-busy")
     def pick() -> str:
@@ -45,7 +45,7 @@ def test_a_node_whose_gpus_are_all_busy_refuses_instead_of_evaluating_beside_tra
 
 
 def test_a_free_gpu_is_taken_when_others_are_busy(prefect_harness, monkeypatch):
-    monkeypatch.setattr("rlvr_core.gpus.discover_gpus", lambda: [gpu(0, free=False), gpu(1, free=True)])
+    monkeypatch.setattr("rlvr_core.devices.gpu_state.discover_gpus", lambda: [gpu(0, free=False), gpu(1, free=True)])
 
     @flow(name="eval-device-free")
     def pick() -> str:

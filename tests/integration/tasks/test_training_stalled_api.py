@@ -21,7 +21,7 @@ import httpx
 import pytest
 from prefect import flow
 
-from tasks.outbox import outbox
+from orchestration.outbox import outbox
 from tasks.training import train
 from tests.integration.tasks.stalling_proxy import stalling_proxy
 

@@ -8,7 +8,7 @@ frees up. `num_cpus` is explicit because Ray otherwise reserves a whole CPU
 per task. The SPREAD strategy turns through the nodes: Ray's default packs
 tasks onto the submitting node while it has room, so evaluations submitted
 one after another would all run on the head node. Without it the calls run here, one after another, and the
-evaluation task picks a free local GPU itself (`rlvr_core.placement`).
+evaluation task picks a free local GPU itself (`rlvr_core.devices.gpu_locks`).
 
 `run_on_device` runs calls one after another on one device of a run's device plan (`rlvr_core.devices`):
 without Ray as `device="cuda:N"` (the evaluation takes that GPU's lock and a process that sees only it), with
@@ -28,8 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from prefect import Task, task
-from prefect.cache_policies import NO_CACHE
+from prefect import Task
 
 RAY_ADDRESS_ENV = "RLVR_RAY_ADDRESS"
 FLOWS_DIR = Path(__file__).resolve().parents[1] / "flows"
@@ -207,31 +206,3 @@ def _prefect_client_env() -> dict[str, str]:
     if settings.api.auth_string is not None:
         env["PREFECT_API_AUTH_STRING"] = settings.api.auth_string.get_secret_value()
     return {name: value for name, value in env.items() if value}
-
-
-@task(name="check-shared-folders", retries=0, cache_policy=NO_CACHE)
-def check_shared_folders(config: Any) -> None:
-    """With a Ray cluster of several nodes (RLVR_RAY_ADDRESS): every node sees `run.runs_dir` and a local
-    `storage.root` as this node does, or this fails with the fix (`rlvr_core.paths.check_nodes_share`)."""
-    if not ray_address():
-        return
-    from rlvr_core.config.fields import scheme_of
-    from rlvr_core.paths import check_nodes_share
-
-    check_nodes_share(config.run.runs_dir, "run.runs_dir")
-    if scheme_of(config.storage.root) is None:
-        check_nodes_share(config.storage.root, "storage.root")
-
-
-@task(name="placement-probe", cache_policy=NO_CACHE)
-def placement_probe(hold_s: float = 5.0) -> dict[str, Any]:
-    """Where a placed task landed (node, GPUs) and when it ran; for checking a cluster's placement."""
-    import socket
-    import time
-
-    import ray
-
-    start = time.time()
-    time.sleep(hold_s)
-    return {"host": socket.gethostname(), "node_id": ray.get_runtime_context().get_node_id(),
-            "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"), "start": start, "end": time.time()}

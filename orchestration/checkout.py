@@ -21,9 +21,9 @@ def enter_checkout() -> dict[str, str]:
     """Change into the checkout this package was installed from; return it as `directory` (Prefect's step
     output convention, like `set_working_directory`)."""
     if not (CHECKOUT / "prefect.yaml").is_file() or not (CHECKOUT / "flows").is_dir():
-        raise RuntimeError(f"the `tasks` package at {CHECKOUT} is not inside an rlvr-pipeline checkout (no "
-                           f"prefect.yaml and flows/ beside it), so the flow code cannot be found. Fix: install the "
-                           f"project editable from its checkout on this worker (`make install`, or "
+        raise RuntimeError(f"the `orchestration` package at {CHECKOUT} is not inside an rlvr-pipeline checkout "
+                           f"(no prefect.yaml and flows/ beside it), so the flow code cannot be found. Fix: install "
+                           f"the project editable from its checkout on this worker (`make install`, or "
                            f"`pip install -e .` as the Docker image does)")
     os.chdir(CHECKOUT)
     return {"directory": str(CHECKOUT)}

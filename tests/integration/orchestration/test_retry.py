@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from prefect import flow, task
 
-from tasks.retry import is_transient, retry_transient
+from orchestration.retry import is_transient, retry_transient
 from tasks.training import create_run
 
 

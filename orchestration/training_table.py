@@ -12,7 +12,7 @@ Rows are sparse on purpose: one every ~1/20 of the run, every step with a
 held-out accuracy, and the newest step as the last row, so the table stays
 readable at any `max_steps`.
 
-Published through the outbox (`tasks.outbox`): the reader of the trainer's
+Published through the outbox (`orchestration.outbox`): the reader of the trainer's
 output only records rows; a stalled API delays the table, never training,
 and the newest table replaces one still waiting to be sent.
 """
@@ -28,7 +28,7 @@ from uuid import UUID
 
 from prefect.artifacts import create_table_artifact
 
-from tasks.outbox import outbox
+from orchestration.outbox import outbox
 
 TARGET_ROWS = 20
 

@@ -25,8 +25,8 @@ from typing import Any, ParamSpec, TypeVar
 
 from prefect.states import Failed, State
 
+from orchestration.run_process import in_own_process
 from rlvr_core.config import ConfigError
-from tasks.run_process import in_own_process
 
 P = ParamSpec("P")
 R = TypeVar("R")

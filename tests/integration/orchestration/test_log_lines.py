@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tasks.log_lines import StepLines, clean_line
+from orchestration.log_lines import StepLines, clean_line
 
 
 def test_step_lines_pass_through_unchanged() -> None:

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tasks import checkout
+from orchestration import checkout
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture

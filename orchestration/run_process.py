@@ -4,7 +4,7 @@ A flow run a worker (or `flow.serve`) starts runs in `python -m prefect.engine`,
 alone. The same flow called in-process (a subflow, a test, `make demo`)
 shares its process with its caller. What may only be done to a process the
 run owns goes through `in_own_process`: ending it on a bad parameter
-(`tasks.bad_input`), lowering its CPU priority for compute (`eval-checkpoint`).
+(`orchestration.bad_input`), lowering its CPU priority for compute (`eval-checkpoint`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Evaluations beside training (`tasks/checkpoint_evals.py`): as many at once as the device plan gives them
+"""Evaluations beside training (`orchestration/checkpoint_evals.py`): as many at once as the device plan gives them
 devices, their task runs the flow run's own, a failed one reported, never raised, and one without a device
 waiting (and saying so) until training ends."""
 
@@ -11,9 +11,9 @@ import threading
 import pytest
 from prefect import flow, task
 
+from orchestration.checkpoint_evals import BACKGROUND_NICE, ConcurrentEvals, eval_cpu_threads
 from rlvr_core.config import load_config
 from rlvr_core.devices import DeviceQueue, plan_devices, topology
-from tasks.checkpoint_evals import BACKGROUND_NICE, ConcurrentEvals, eval_cpu_threads
 
 BARRIER_TIMEOUT_S = 60
 

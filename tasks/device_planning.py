@@ -10,14 +10,14 @@ from prefect.cache_policies import NO_CACHE
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.logging import get_run_logger
 
-from tasks.artifacts import artifact_key
+from orchestration.artifacts import artifact_key
 
 
 @task(name="discover-gpus", retries=0)
 def discover_gpus() -> dict[str, Any]:
     """{"host", "usable": [index], "excluded": [{index, reason}]} for this node; a table artifact lists them."""
-    from rlvr_core.gpus import discover_gpus as read_gpus
-    from rlvr_core.placement import split_usable
+    from rlvr_core.devices.gpu_locks import split_usable
+    from rlvr_core.devices.gpu_state import discover_gpus as read_gpus
 
     gpus = read_gpus()
     usable, excluded = split_usable(gpus)
@@ -37,11 +37,11 @@ def discover_gpus() -> dict[str, Any]:
 @task(name="plan-devices", retries=0, cache_policy=NO_CACHE)
 def plan_devices(config: Any) -> dict[str, Any]:
     """The run's device plan (`rlvr_core.devices`) from this node's GPUs, or the Ray cluster's when
-    RLVR_RAY_ADDRESS is set (the flow holds the connection, `tasks.placement.flow_ray_connection`); logged and
-    published as an artifact. A config the devices cannot run fails here, before any model loads."""
+    RLVR_RAY_ADDRESS is set (the flow holds the connection, `orchestration.ray_placement.flow_ray_connection`);
+    logged and published as an artifact. A config the devices cannot run fails here, before any model loads."""
+    from orchestration.ray_placement import ray_address
     from rlvr_core.devices import plan_devices as make_plan
     from rlvr_core.devices import render_plan, topology
-    from tasks.placement import ray_address
 
     found = topology.discover(ray_address())
     plan = make_plan(config, found)  # DevicePlanError: the flow run fails with the message and its fix

@@ -48,10 +48,10 @@ class Exclusion:
 
 
 def split_usable(gpus: Sequence[Any]) -> tuple[list[int], list[Exclusion]]:
-    """(usable GPU indices, excluded GPUs with reasons) from `rlvr_core.gpus.discover_gpus()` records.
+    """(usable GPU indices, excluded GPUs with reasons) from `rlvr_core.devices.gpu_state.discover_gpus()` records.
 
     Uses the records' own verdict (`free`, `likely_zombie`, `reason`) so the
-    rule for "foreign" and "zombie" lives in one place, `rlvr_core.gpus`.
+    rule for "foreign" and "zombie" lives in one place, `rlvr_core.devices.gpu_state`.
     """
     usable: list[int] = []
     excluded: list[Exclusion] = []

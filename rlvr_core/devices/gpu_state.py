@@ -156,7 +156,7 @@ def free_gpu_indices(window_s: float = 1.0) -> list[int]:
 
 
 def main() -> int:
-    """`python -m rlvr_core.gpus`: print one line per GPU."""
+    """`python -m rlvr_core.devices.gpu_state`: print one line per GPU."""
     gpus = discover_gpus()
     if not gpus:
         print("no NVIDIA GPUs visible (no driver, or none present)")

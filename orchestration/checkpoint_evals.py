@@ -10,9 +10,8 @@ not stop training.
 
 Task runs, not an `eval-checkpoint` subflow each: a flow run costs a dozen
 API calls, a heartbeat thread that its end waits up to a second for, and
-database writes on a server sharing training's cores. In the 300-step demo
-the seven evaluations took 10.7-11.7 s in all as tasks against 17.6-20.3 s
-as subflows. A rerun (`prefect flow-run retry`) gets finished evaluations back
+database writes on a server sharing training's cores, so subflows made the
+demo's evaluations markedly slower than task runs do. A rerun (`prefect flow-run retry`) gets finished evaluations back
 from the task cache (`tasks/evaluation.py`).
 
 Priority: evaluation threads run at nice 10 (`background_thread`), so on a
@@ -26,7 +25,7 @@ machine without GPUs one CPU slot. An evaluation that has to wait says so in
 the flow log ("waiting for a device") and starts when one frees, so none
 ever shares a training GPU and every checkpoint is evaluated eventually.
 With a Ray cluster the flow holds one Ray connection for the whole run
-(`tasks.placement.flow_ray_connection`), so concurrent evaluations share it.
+(`orchestration.ray_placement.flow_ray_connection`), so concurrent evaluations share it.
 """
 
 from __future__ import annotations

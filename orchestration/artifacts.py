@@ -25,8 +25,8 @@ from prefect.artifacts import (
     update_progress_artifact,
 )
 
+from orchestration.outbox import outbox
 from rlvr_core.rundir import layout
-from tasks.outbox import outbox
 
 _KEY_BAD = re.compile(r"[^a-z0-9-]+")
 _LOCAL_IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s:]+\.png)\)")
@@ -91,13 +91,15 @@ def publish_run_links(run_name: str, run_dir: str) -> None:
 
 
 class Progress:
-    """A progress artifact updated as work advances (0-100 in the UI), sent through the outbox (`tasks.outbox`).
+    """A progress artifact updated as work advances (0-100 in the UI), sent through the outbox
+    (`orchestration.outbox`).
 
     An update is an API call (and a database write on the server, which
     shares the machine with the work it reports): it is queued when the
     percentage has moved by at least 1 and `min_interval_s` has passed since
-    the last one, and always at 100. A 300-step run on 2 cores took 100
-    updates at 1 % each; a person watching the UI needs one every few seconds.
+    the last one, and always at 100. Without the interval a long run sends an
+    update per percent however fast it goes; a person watching the UI needs one
+    every few seconds.
     Queued, never made here: a stalled API delays what the UI shows, not the
     work (the newest percentage replaces one still waiting).
     """

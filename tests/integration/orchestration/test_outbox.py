@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextvars
 import threading
 
-from tasks.outbox import Outbox
+from orchestration.outbox import Outbox
 
 
 class Gate:

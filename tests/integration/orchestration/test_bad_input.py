@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from prefect import flow
 
-from tasks.bad_input import BadParameter, fails_cleanly
+from orchestration.bad_input import BadParameter, fails_cleanly
 
 
 @flow

@@ -14,9 +14,8 @@ background thread, inserted by the server, on the cores training runs on.
 `StepLines` lets a step line through at most every `min_interval_s` (and
 always the first and last step and every step with a held-out accuracy);
 every step stays in the run folder's `traces/trace.jsonl`, and the live
-training table shows the run's course. On the 300-step demo (three pairs
-of runs), logging every step cost the flow process 0.5–1.2 CPU s and the
-server 0.1–0.3 more than one line per 5 s.
+training table shows the run's course. A line per step costs the flow
+process and the server CPU time that a short run on a small machine feels.
 """
 
 from __future__ import annotations

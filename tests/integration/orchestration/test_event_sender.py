@@ -5,7 +5,7 @@ That its events leave while the API stalls is tested end to end in test_training
 
 from __future__ import annotations
 
-from tasks.event_sender import EventSender, related_to_current_run
+from orchestration.event_sender import EventSender, related_to_current_run
 
 
 def test_the_queue_is_bounded_and_drops_the_oldest_waiting_event() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rlvr_core.gpus import GpuProcess, GpuSample, classify, discover_gpus, read_snapshot
+from rlvr_core.devices.gpu_state import GpuProcess, GpuSample, classify, discover_gpus, read_snapshot
 
 
 def sample(index: int, used: float, util: float, procs: tuple[GpuProcess, ...] = ()) -> GpuSample:

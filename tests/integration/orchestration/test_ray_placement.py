@@ -3,43 +3,16 @@
 Four evaluations get four distinct (node, GPU) slots; a fifth waits until one
 of them finishes. The slot is read from inside each task (Ray's node id and
 the CUDA_VISIBLE_DEVICES Ray set), through the same `run_placed` path the
-evaluation flows use. Also: GPU exclusion and the no-Ray local slots.
+evaluation flows use. GPU exclusion and the no-Ray local slots:
+tests/devices/test_gpu_locks.py.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
-from pathlib import Path
 
 import pytest
-
-from rlvr_core.gpus import GpuInfo, GpuProcess
-from rlvr_core.placement import local_gpu_slot, split_usable
-
-
-def gpu(index: int, *, free: bool, zombie: bool = False, reason: str = "") -> GpuInfo:
-    return GpuInfo(index=index, uuid=f"GPU-{index}", name="H100", memory_total_mb=81559, memory_used_mb=0 if free else 30000,
-                   utilization_pct=0, processes=() if free else (GpuProcess(4242, 30000),), free=free,
-                   likely_zombie=zombie, reason=reason or ("no memory held by other processes" if free else "busy"))
-
-
-def test_gpus_held_by_others_or_zombies_are_excluded_and_reported() -> None:
-    usable, excluded = split_usable([gpu(0, free=True), gpu(1, free=False, reason="in use (93% utilisation)"),
-                                     gpu(2, free=False, zombie=True, reason="30000 MiB held at 0%"), gpu(3, free=True)])
-    assert usable == [0, 3]
-    assert [(e.index, e.reason) for e in excluded] == [
-        (1, "held by another process: in use (93% utilisation)"), (2, "likely zombie: 30000 MiB held at 0%")]
-
-
-def test_local_slots_hand_out_each_gpu_once(tmp_path: Path) -> None:
-    with local_gpu_slot([0, 3], tmp_path) as first, local_gpu_slot([0, 3], tmp_path) as second:
-        assert {first, second} == {0, 3}
-        with pytest.raises(RuntimeError, match="concurrency limit"):
-            with local_gpu_slot([0, 3], tmp_path):
-                pass
-    with local_gpu_slot([], tmp_path) as none:
-        assert none is None  # a CPU node
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +37,8 @@ def two_node_cluster():
 def test_four_evals_get_four_distinct_gpus_and_a_fifth_waits(prefect_harness: str, two_node_cluster) -> None:
     from prefect import flow
 
-    from tasks.placement import placement_probe, run_placed
+    from orchestration.ray_placement import run_placed
+    from tasks.cluster_checks import placement_probe
 
     @flow  # defined here, and given the address (not the cluster object) so Ray can pickle the flow context
     def place_five(address: str) -> list[dict]:
@@ -86,7 +60,8 @@ def test_a_cluster_without_gpus_is_refused_instead_of_waiting_forever(prefect_ha
     import ray
     from prefect import flow
 
-    from tasks.placement import placement_probe, run_placed
+    from orchestration.ray_placement import run_placed
+    from tasks.cluster_checks import placement_probe
 
     ray.shutdown()
     ray.init(address="local", num_cpus=1, num_gpus=0, include_dashboard=False)
@@ -105,45 +80,10 @@ def test_a_cluster_address_matches_however_this_machine_is_named() -> None:
     """Ray reports its GCS by the node's IP; RLVR_RAY_ADDRESS may say 127.0.0.1 or the host name."""
     import socket
 
-    from tasks.placement import same_endpoint
+    from orchestration.ray_placement import same_endpoint
 
     own_ip = socket.gethostbyname(socket.gethostname())
     assert same_endpoint(f"{own_ip}:6379", "127.0.0.1:6379")
     assert same_endpoint(f"{socket.gethostname()}:6379", f"{own_ip}:6379")
     assert not same_endpoint(f"{own_ip}:6379", "127.0.0.1:6380")
     assert not same_endpoint("192.0.2.123:6379", "127.0.0.1:6379")  # TEST-NET: never this machine
-
-
-def test_a_plans_gpu_is_waited_for_while_another_process_holds_it(tmp_path: Path, monkeypatch) -> None:
-    import threading
-
-    from rlvr_core.placement import hold_gpu
-
-    monkeypatch.setattr("rlvr_core.placement.LOCK_POLL_S", 0.05)
-    waits: list[str] = []
-    taken = threading.Event()
-
-    def take() -> None:
-        with hold_gpu(3, tmp_path, on_wait=waits.append):
-            taken.set()
-
-    with local_gpu_slot([3], tmp_path) as held:
-        assert held == 3
-        taker = threading.Thread(target=take)
-        taker.start()
-        while not waits and taker.is_alive():
-            threading.Event().wait(0.01)
-        assert not taken.is_set(), "GPU 3 was taken while another holder had it"
-    taker.join(timeout=30)
-    assert taken.is_set() and "GPU 3 is held by pid" in waits[0]
-
-
-def test_a_training_process_holds_its_gpus_and_refuses_one_already_held(tmp_path: Path) -> None:
-    from rlvr_core.placement import GpuBusyError, hold_gpus
-
-    with hold_gpus([0, 1], tmp_path):
-        with local_gpu_slot([0, 1, 2], tmp_path) as free:
-            assert free == 2, "an evaluation of another run keeps off the training GPUs"
-        with pytest.raises(GpuBusyError, match=r"GPU 1, which the device plan gives training, is held by pid"):
-            with hold_gpus([1], tmp_path):
-                pass

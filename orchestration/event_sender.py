@@ -5,8 +5,8 @@ process-wide events worker, which first looks up the run's flow, deployment
 and work pool over HTTP to attach them as related resources, and sends
 events one after another. When the API stalls, the task-run events queued
 ahead of a checkpoint event wait on those lookups, and the checkpoint event
-(whose trigger starts the checkpoint's evaluation) waits behind them: one
-arrived 104 s after its checkpoint was written.
+(whose trigger starts the checkpoint's evaluation) waits behind them, for
+minutes under a stalled API.
 
 `EventSender` holds one events websocket in a daemon thread. `emit` only
 queues (a bounded queue: past `max_queued` the oldest waiting event is

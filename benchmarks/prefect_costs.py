@@ -1,8 +1,8 @@
 """What Prefect costs: the demo through Prefect vs the same steps called directly, and event -> eval start latency.
 
-    python benchmarks/orchestration.py overhead [--max-steps 30] [--repeats 1]
-    python benchmarks/orchestration.py latency [--events 5] [--during-training]
-    python benchmarks/orchestration.py restarts [--times 10]
+    python benchmarks/prefect_costs.py overhead [--max-steps 30] [--repeats 1]
+    python benchmarks/prefect_costs.py latency [--events 5] [--during-training]
+    python benchmarks/prefect_costs.py restarts [--times 10]
 
 overhead: each measurement runs in a fresh process (same imports to pay, no
 warm caches shared between modes), alternating direct and Prefect. Both do
@@ -66,6 +66,7 @@ sys.path.insert(0, str(REPO))
 
 def run_direct(config: str, overrides: list[str]) -> dict:
     """The demo's steps without Prefect: the same rlvr_core calls in the same order."""
+    from orchestration.checkpoint_evals import background_thread, eval_cpu_threads
     from rlvr_core.config import load_config
     from rlvr_core.data.loader import cache_dataset
     from rlvr_core.evaluation import evaluate
@@ -77,7 +78,6 @@ def run_direct(config: str, overrides: list[str]) -> dict:
     from rlvr_core.timing import timed
     from rlvr_core.rundir.evals import CheckpointWatcher, results_dir
     from rlvr_core.rundir.layout import evals_dir
-    from tasks.checkpoint_evals import background_thread, eval_cpu_threads
     from tasks.data import required_datasets
     from tasks.training import training_command
 

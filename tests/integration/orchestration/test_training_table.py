@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from prefect import flow
 
-from tasks.training_table import TrainingTable, clock
+from orchestration.training_table import TrainingTable, clock
 
 
 def record(step: int, heldout: float | None = None) -> dict:
@@ -57,7 +57,7 @@ def test_the_training_task_keeps_one_table_artifact_and_updates_it_in_place(pref
     from prefect import get_client
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 
-    from tasks.outbox import outbox
+    from orchestration.outbox import outbox
     from tasks.training import train
 
     script = ("import json\n"

@@ -10,8 +10,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from tasks.artifacts import MAX_EMBEDDED_IMAGE_BYTES, artifact_key, embed_local_images  # noqa: E402
-from tasks.labels import config_run_name  # noqa: E402
+from orchestration.artifacts import MAX_EMBEDDED_IMAGE_BYTES, artifact_key, embed_local_images  # noqa: E402
+from orchestration.labels import config_run_name  # noqa: E402
 
 
 def _plot(path: Path) -> bytes:
@@ -55,8 +55,8 @@ def test_progress_is_sent_at_most_every_interval_and_always_at_the_end(prefect_h
     from prefect import flow, get_client
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 
-    from tasks.artifacts import Progress
-    from tasks.outbox import outbox
+    from orchestration.artifacts import Progress
+    from orchestration.outbox import outbox
 
     sent: list[float] = []
 

@@ -20,7 +20,7 @@ belongs to the run and is closed when the flow ends, which a queued update
 well outlive.
 
 Where it stops: checkpoint events do not come here (they must not wait
-behind an artifact call); `tasks.event_sender` sends them on a websocket of
+behind an artifact call); `orchestration.event_sender` sends them on a websocket of
 their own.
 """
 
