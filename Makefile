@@ -75,11 +75,16 @@ demo test: export HF_HUB_OFFLINE := 1
 demo: $(STAMP)
 	$(BIN)/python -m flows.demo $(ARGS)
 
+# Two pytest-xdist workers, each taking whole files (a file's module fixtures start once). Two is what CI's
+# two cores are tested with; TEST_WORKERS=1 runs in one process.
+TEST_WORKERS ?= 2
+PYTEST_PARALLEL = $(if $(filter-out 1,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow" --ignore=tests/integration
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "not slow" --ignore=tests/integration
 
 up: $(STAMP)
 	PATH=$(CURDIR)/$(BIN):$$PATH bash deployments/up.sh

@@ -23,6 +23,13 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+# Under pytest-xdist (`make test`), the workers share the machine's cores: each worker's torch (and the processes
+# it starts, which inherit this) gets its share of threads. Oversubscribed OpenMP threads spin-wait on each other
+# and make every torch test several times slower. A test that needs another count sets it for its own process.
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
+    _share = max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))
+    os.environ.setdefault("OMP_NUM_THREADS", str(_share))
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TEST_CACHE = REPO_ROOT / ".rlvr" / "test-cache"
 
@@ -56,3 +63,21 @@ def trained_tiny_model_dir() -> Path:
     from rlvr_core.storage import open_store
 
     return ensure_tiny_model(open_store(str(TEST_CACHE / "store")))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files that start servers or clusters, or hold slow tests, run first; the many quick tests fill in last.
+
+    With `make test`'s workers taking whole files in collection order, a long file collected last would run alone
+    at the end while the other worker idles; longest-first keeps both busy until the end. The order of the tests
+    inside a file is kept.
+    """
+    def weight(item: pytest.Item) -> int:
+        path = Path(str(item.path))
+        return 0 if "integration" in path.parts else 1 if item.get_closest_marker("slow") else 2
+
+    first_in_file: dict[Path, int] = {}
+    for item in items:
+        path = Path(str(item.path))
+        first_in_file[path] = min(first_in_file.get(path, 2), weight(item))
+    items.sort(key=lambda item: first_in_file[Path(str(item.path))])

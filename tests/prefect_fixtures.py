@@ -29,6 +29,9 @@ from deployments.local_prefect import LocalServer, start_server
 from deployments.postgres import Cluster, PostgresUnavailable, require_bin_dir
 
 SERVER_START_TIMEOUT_S = 90
+# A worker told to stop waits for the flow runs it started (Prefect's graceful shutdown); when a test's module
+# is done, nothing it started is worth waiting for, so its workers get a short grace before SIGKILL.
+TEARDOWN_GRACE_S = 3
 
 
 @pytest.fixture(scope="session")

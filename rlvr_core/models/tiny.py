@@ -15,6 +15,8 @@ is never loaded.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import logging
@@ -23,7 +25,7 @@ import shutil
 import string
 import tempfile
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -223,7 +225,9 @@ def ensure_built(store: "Store", key: str, build: Callable[[Path], dict], local_
     is returned, and a local copy that does not match is replaced.
     """
     if not store.exists(f"{key}/{RECORD}"):
-        _build_into_store(store, key, build)
+        with _building(store, key, local_cache):
+            if not store.exists(f"{key}/{RECORD}"):  # another process may have built it while this one waited
+                _build_into_store(store, key, build)
     expected = json.loads(store.read_text(f"{key}/{RECORD}"))["files"]
     if not store.is_s3 and local_cache is None:
         folder = Path(store.uri(key))
@@ -242,6 +246,25 @@ def ensure_built(store: "Store", key: str, build: Callable[[Path], dict], local_
         shutil.rmtree(folder, ignore_errors=True)
         fresh.rename(folder)
     return folder
+
+
+@contextlib.contextmanager
+def _building(store: "Store", key: str, local_cache: Path | None) -> Iterator[None]:
+    """Holds the build lock of `key` on this machine, so two processes that both find the model missing (two
+    evaluations, two test workers) build it once: the second waits, then finds the first one's record.
+
+    A local store's lock sits beside the model's folder, so every process using that store shares it; an S3
+    store's sits in the local cache (builders on other machines are not serialized: they write the same files).
+    """
+    if store.is_s3:
+        lock = (local_cache or DEFAULT_LOCAL_CACHE).resolve() / f".{key.replace('/', '--')}.lock"
+    else:
+        folder = Path(store.uri(key))
+        lock = folder.with_name(f".{folder.name}.lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # released by the kernel if this process dies while building
+        yield
 
 
 def _build_into_store(store: "Store", key: str, build: Callable[[Path], dict]) -> None:

@@ -93,15 +93,15 @@ def test_another_key_in_the_same_folder_is_refused(arith_eval: Path, trained_tin
 
 def test_cpu_threads_cap_torch_for_the_evaluation_and_a_bad_count_is_refused(trained_tiny_model_dir, store,
                                                                              tmp_path: Path):
-    import torch
-
-    before = torch.get_num_threads()
-    try:
-        evaluate(str(trained_tiny_model_dir), "arith", output_dir=tmp_path / "one", limit=4, device="cpu", store=store,
-                 progress=False, cpu_threads=1)
-        assert torch.get_num_threads() == 1
-    finally:
-        torch.set_num_threads(before)
+    """In a fresh process: torch's thread count is the whole process's, so any other thread a test process keeps
+    (from earlier tests) may set it too."""
+    script = ("import sys, torch; from rlvr_core.evaluation import evaluate; torch.set_num_threads(2); "
+              "evaluate(sys.argv[1], 'arith', output_dir=sys.argv[2], limit=4, device='cpu', store=sys.argv[3], "
+              "progress=False, cpu_threads=1); print(torch.get_num_threads())")
+    out = subprocess.run([sys.executable, "-c", script, str(trained_tiny_model_dir), str(tmp_path / "one"),
+                          store.root], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split()[-1] == "1"
     with pytest.raises(ValueError, match=r"cpu_threads=0 must be >= 1"):
         evaluate(str(trained_tiny_model_dir), "arith", output_dir=tmp_path / "zero", cpu_threads=0, store=store)
 

@@ -82,8 +82,7 @@ def test_a_node_that_does_not_see_the_run_folder_is_refused_with_the_fix(tmp_pat
         assert list((shared / "runs").iterdir()) == [], "the marker file is removed after the check"
     finally:
         ray.shutdown()
-        for node in reversed(nodes):
-            stop(node)
+        stop(*nodes)
         shutil.rmtree(temp, ignore_errors=True)
         shutil.rmtree(shared, ignore_errors=True)
 

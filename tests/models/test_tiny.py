@@ -76,10 +76,11 @@ def test_an_exhausted_step_budget_keeps_the_closest_snapshot_and_says_so(tmp_pat
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed, threads", [(1, 1), (2, 2)])
-def test_builds_land_in_the_band_for_other_seeds_and_thread_counts(tmp_path: Path, seed: int, threads: int) -> None:
-    """The real recipe, in a fresh process with its own thread count, as a user with another seed would build it."""
-    env = {**os.environ, "OMP_NUM_THREADS": str(threads)}
+def test_a_build_with_another_seed_and_thread_count_lands_in_the_band(tmp_path: Path) -> None:
+    """The real recipe, in a fresh process with one thread and another seed, as a user with another seed on a
+    one-core machine would build it: both change where the warm-up's cliff falls."""
+    seed = 2
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
     out = subprocess.run([sys.executable, "-m", "rlvr_core.models", "--store", str(tmp_path / "store"),
                           "--seed", str(seed)], cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]

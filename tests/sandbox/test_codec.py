@@ -123,7 +123,7 @@ def test_a_dataclass_becomes_a_dataclass_of_the_same_fields() -> None:
     assert dataclasses.is_dataclass(first) and first.value == 1 and first.items == [2] and first == second
 
 
-@pytest.mark.parametrize("value", [len, Node, math, lambda: 1, object(), iter, type], ids=repr)
+@pytest.mark.parametrize("value", [len, Node, math, lambda: 1, object(), iter, type], ids=["builtin", "class", "module", "lambda", "object", "builtin-iter", "type"])
 def test_anything_else_is_not_plain_data(value) -> None:
     with pytest.raises(NotPlainData):
         encode(value)

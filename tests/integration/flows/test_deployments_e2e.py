@@ -24,6 +24,7 @@ import yaml
 
 from deployments.check_schedules import count_scheduled_runs
 from deployments.local_prefect import LocalServer, start_worker, stop_group
+from tests.prefect_fixtures import TEARDOWN_GRACE_S
 
 pytestmark = pytest.mark.slow
 
@@ -55,7 +56,7 @@ def deployed(prefect_server: LocalServer, tmp_path_factory: pytest.TempPathFacto
     try:
         yield prefect_server, logs / "worker.log"
     finally:
-        stop_group(worker)
+        stop_group(worker, grace_s=TEARDOWN_GRACE_S)
 
 
 def test_the_server_runs_at_background_priority_as_make_up_starts_it(deployed) -> None:

@@ -21,6 +21,7 @@ import pytest
 from deployments.local_prefect import LocalServer, start_worker, stop_group
 from tests.integration.flows.test_deployments_e2e import REPO, TEST_STORE, prefect_cli, run_deployment, wait_final, \
     wait_for_triggered
+from tests.prefect_fixtures import TEARDOWN_GRACE_S
 from tests.s3_server import FAKE_ENV
 
 pytestmark = pytest.mark.slow
@@ -78,7 +79,7 @@ def s3_deployed(prefect_server: LocalServer, s3_endpoint: str, sink: Sink, tmp_p
     try:
         yield prefect_server
     finally:
-        stop_group(worker)
+        stop_group(worker, grace_s=TEARDOWN_GRACE_S)
 
 
 def test_train_and_eval_with_an_s3_store_sends_every_request_to_its_endpoint(

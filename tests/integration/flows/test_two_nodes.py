@@ -26,6 +26,7 @@ import pytest
 
 from deployments.local_prefect import LocalServer, start_worker, stop_group
 from tests.integration.flows.test_deployments_e2e import TEST_STORE, prefect_cli, run_deployment, wait_final
+from tests.prefect_fixtures import TEARDOWN_GRACE_S
 from tests.ray_nodes import free_port, short_dir, start_node, stop, wait_for_port
 
 pytestmark = pytest.mark.slow
@@ -68,8 +69,7 @@ def two_nodes(tmp_path_factory: pytest.TempPathFactory):
             time.sleep(1)
         yield address, ids
     finally:
-        for node in reversed(nodes):
-            stop(node)
+        stop(*nodes)
         shutil.rmtree(temp, ignore_errors=True)
 
 
@@ -85,8 +85,7 @@ def workers_on_both_nodes(prefect_server: LocalServer, two_nodes, tmp_path_facto
     try:
         yield prefect_server, logs
     finally:
-        for worker in workers:
-            stop_group(worker)
+        stop_group(*workers, grace_s=TEARDOWN_GRACE_S)
 
 
 def test_train_and_eval_trains_on_the_existing_cluster_and_evaluates_on_both_nodes(

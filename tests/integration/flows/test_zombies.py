@@ -131,8 +131,10 @@ def test_a_run_a_worker_took_but_never_started_is_crashed_saying_so(prefect_serv
 
 def test_a_run_whose_worker_is_killed_is_crashed_naming_the_worker(prefect_server: LocalServer, api,
                                                                    tmp_path: Path) -> None:
-    """Only the worker is killed (its supervisor, as `make up` starts it, stays): the run it was executing ends
-    Crashed with a message that names the worker and how it ended, not Prefect's generic one."""
+    """The worker and the run's process are killed, as the OOM killer or a container stop does, while the
+    worker's supervisor (as `make up` starts it) stays: the run ends Crashed with a message that names the worker
+    and how it ended, not Prefect's generic one. (A worker told to stop waits for its runs instead: Prefect's
+    graceful shutdown.)"""
     import subprocess
 
     import psutil
@@ -147,15 +149,19 @@ def test_a_run_whose_worker_is_killed_is_crashed_naming_the_worker(prefect_serve
                                       stderr=subprocess.STDOUT, start_new_session=True)
     try:
         run = api.create_flow_run_from_deployment(deployment_id)
-        wait_state(api, run.id, {"Running"}, timeout_s=180)
+        running = wait_state(api, run.id, {"Running"}, timeout_s=180)
         [worker] = psutil.Process(supervisor.pid).children()
-        worker.terminate()
+        doomed = [worker, *worker.children(recursive=True)]
+        assert int(str(running.infrastructure_pid).rpartition(":")[2]) in {p.pid for p in doomed}
+        for process in doomed:
+            process.kill()
         ended = wait_state(api, run.id, {"Crashed", "Completed", "Failed", "Cancelled"}, timeout_s=180)
         assert supervisor.wait(60) is not None
     finally:
         stop_group(supervisor)
     assert ended.state_name == "Crashed", (ended.state, (tmp_path / "supervisor.log").read_text()[-3000:])
-    assert "its worker doomed-worker" in ended.state.message and "stopped" in ended.state.message, ended.state.message
+    assert "its worker doomed-worker" in ended.state.message and "killed by SIGKILL" in ended.state.message, \
+        ended.state.message
 
 
 def test_make_down_stops_the_flow_run_processes_of_its_pools(prefect_server: LocalServer, api, tmp_path: Path) -> None:
