@@ -75,10 +75,11 @@ demo test: export HF_HUB_OFFLINE := 1
 demo: $(STAMP)
 	$(BIN)/python -m flows.demo $(ARGS)
 
-# Two pytest-xdist workers, each taking whole files (a file's module fixtures start once). Two is what CI's
+# Two pytest-xdist workers, each taking whole files (a file's module fixtures start once) in the order tests/conftest.py
+# gives them (longest first; xdist would otherwise sort files by test count). Two is what CI's
 # two cores are tested with; TEST_WORKERS=1 runs in one process.
 TEST_WORKERS ?= 2
-PYTEST_PARALLEL = $(if $(filter-out 1,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
+PYTEST_PARALLEL = $(if $(filter-out 1,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL)

@@ -73,11 +73,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     inside a file is kept.
     """
     def weight(item: pytest.Item) -> int:
-        path = Path(str(item.path))
-        return 0 if "integration" in path.parts else 1 if item.get_closest_marker("slow") else 2
+        integration, slow = "integration" in Path(str(item.path)).parts, item.get_closest_marker("slow") is not None
+        return (0 if slow else 1) if integration else (2 if slow else 3)
 
     first_in_file: dict[Path, int] = {}
     for item in items:
         path = Path(str(item.path))
-        first_in_file[path] = min(first_in_file.get(path, 2), weight(item))
+        first_in_file[path] = min(first_in_file.get(path, 3), weight(item))
     items.sort(key=lambda item: first_in_file[Path(str(item.path))])
