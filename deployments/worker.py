@@ -102,18 +102,10 @@ def _runs_here(infrastructure_pid: str | None) -> bool:
 
 
 def _ran_here_and_is_gone(infrastructure_pid: str | None) -> bool:
-    import os
+    from rlvr_core.rundir.atomic import pid_alive
 
-    if not _runs_here(infrastructure_pid):
-        return False
     pid = str(infrastructure_pid).rpartition(":")[2]
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except (PermissionError, ValueError):
-        return False
-    return False
+    return _runs_here(infrastructure_pid) and pid.isdigit() and not pid_alive(int(pid))
 
 
 def main(argv: list[str] | None = None) -> int:
