@@ -2,9 +2,12 @@
 
 An answer is: exit 0 with the resolved config on stdout and one `OK:` line
 on stderr; or exit 2, nothing on stdout, and one line per problem on stderr,
-each `<where>: <what>. Fix: <how>`, no traceback, at most 20 lines, within a
-second. A hang guard turns a blocking read (a FIFO opened without
-O_NONBLOCK, say) into a failure instead of a stuck test run.
+each `<where>: <what>. Fix: <how>`, no traceback, at most 20 lines, within
+`SECONDS` of this thread's CPU time: a bound that catches blowups (an alias
+bomb, a quadratic scan), which cost far more, not a speed target, and CPU
+time so that a busy machine cannot fail it. A hang guard turns a blocking
+read (a FIFO opened without O_NONBLOCK, say), which costs no CPU, into a
+failure instead of a stuck test run.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from typing import Iterator
 from rlvr_core.config.__main__ import main as config_cli
 
 PROBLEM_LINE = re.compile(r"^\S[^\n]*: [^\n]+\. Fix: [^\n]+$")
-SECONDS = 1.0
+SECONDS = 5.0
+HANG_S = 120
 
 
 @dataclass
@@ -36,7 +40,7 @@ class Answer:
 
     def check(self) -> None:
         """Fail unless this is a well-formed answer (see the module docstring)."""
-        assert self.seconds < SECONDS, f"took {self.seconds:.2f} s: {self.err[:300]}"
+        assert self.seconds < SECONDS, f"took {self.seconds:.2f} CPU s: {self.err[:300]}"
         assert "Traceback" not in self.err, self.err
         if self.code == 0:
             assert self.err.startswith("OK: ") and self.err.count("\n") == 1, self.err
@@ -70,10 +74,10 @@ def hang_guard(seconds: float) -> Iterator[None]:
 def validate(*args: str) -> Answer:
     """`rlvr config validate --quiet ARGS...` in this process."""
     out, err = io.StringIO(), io.StringIO()
-    started = time.perf_counter()
-    with redirect_stdout(out), redirect_stderr(err), hang_guard(10 * SECONDS):
+    started = time.thread_time()
+    with redirect_stdout(out), redirect_stderr(err), hang_guard(HANG_S):
         try:
             code = config_cli(["validate", "--quiet", *args])
         except SystemExit as exit_:  # argparse usage errors
             code = exit_.code if isinstance(exit_.code, int) else 2
-    return Answer(code, out.getvalue(), err.getvalue(), time.perf_counter() - started)
+    return Answer(code, out.getvalue(), err.getvalue(), time.thread_time() - started)

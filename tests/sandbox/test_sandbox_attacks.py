@@ -133,7 +133,7 @@ def test_attack_scores_zero_and_leaves_host_intact(pool, name: str) -> None:
     score = verifier_pool.verify_batch([(f"```python\n{program}\n```", _problem(name))])[0]
     elapsed = time.monotonic() - start
     assert score.reward == 0.0, f"{name} got through: {score}"
-    assert elapsed < TIME_LIMIT_S + 3.0
+    assert elapsed < TIME_LIMIT_S + 20.0  # every timed attack runs 60 s or forever; the margin is for a busy host
     assert sentinel.read_text() == "intact"
     assert not Path("/work/main/EVIL").exists() and not Path("/usr/lib/evil.txt").exists()
     deadline = time.monotonic() + 2.0

@@ -92,11 +92,12 @@ def warm() -> None:
 def test_hostile_text_gets_all_25_verdicts_without_error_in_bounded_time(name: str) -> None:
     """No check raises or reports a fault, and all 25 finish well inside the pool's 10 s per-item timeout.
 
-    Measured: at most 2.0 s per text (one 100k-character sentence to tokenize) on a loaded 2-core machine.
+    The time is this thread's CPU time, so a busy machine cannot fail the test; a blowup (a quadratic scan of a
+    100k-character text) costs far more than the bound.
     """
-    start = time.perf_counter()
+    start = time.thread_time()
     score = verify(HOSTILE[name], _problem())
-    elapsed = time.perf_counter() - start
+    elapsed = time.thread_time() - start
     assert score.status in ("correct", "wrong"), score  # "error" would mean a fault or an escaped exception
     assert "/25 met" in score.detail, score
     assert elapsed < 5.0, f"{name}: {elapsed:.1f}s"

@@ -137,15 +137,15 @@ HUGE = {
 
 @pytest.mark.parametrize("name", list(HUGE))
 def test_100k_adversarial_inputs_run_in_linear_time(name: str) -> None:
-    """A guard against quadratic scanning, not a performance target: measured 0.01-0.3 s of CPU each.
+    """A guard against quadratic scanning (which costs tens of seconds), not a performance target.
 
-    CPU time of this process (not wall time), so a loaded machine does not fail it;
+    CPU time of this thread (not wall time, nor other threads' time), so a loaded machine does not fail it;
     the old quadratic `last_boxed` took over 10 s on 5,000 unclosed boxes alone.
     """
     text = HUGE[name]
-    start = time.process_time()
+    start = time.thread_time()
     extract_answer(text)
     score = verify(text, Problem("huge", "adversarial", "", "5", "math"))
-    elapsed = time.process_time() - start
+    elapsed = time.thread_time() - start
     assert elapsed < 2.0, f"{name}: {elapsed:.2f}s"
     assert score.reward == 0.0 or name == "prose then a box"
