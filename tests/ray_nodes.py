@@ -16,6 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from deployments.local_prefect import stop_group
+
 
 def short_dir() -> Path:
     """A folder under /tmp with a short name: Ray's unix socket paths must stay under 107 bytes."""
@@ -50,13 +52,9 @@ def wait_for_port(node: subprocess.Popen, port: int, timeout_s: float = 180) -> 
 
 
 def stop(*nodes: subprocess.Popen) -> None:
-    """SIGTERM every node's process group at once; SIGKILL what is left 10 s later."""
+    """`stop_group` on every node at once, then SIGKILL what a node left in its group (Ray processes that
+    outlive `ray start --block`)."""
+    stop_group(*nodes, grace_s=10)
     for node in nodes:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(node.pid, signal.SIGTERM)
-    deadline = time.monotonic() + 10
-    for node in nodes:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            node.wait(timeout=max(0.0, deadline - time.monotonic()))
         with contextlib.suppress(ProcessLookupError):
             os.killpg(node.pid, signal.SIGKILL)
