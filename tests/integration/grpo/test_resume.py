@@ -54,30 +54,29 @@ def straight(ray_cluster, config, tmp_path_factory):
     return train(config, run_dir=tmp_path_factory.mktemp("straight") / "run")
 
 
-def killed_run(ray_cluster: str, config, run_dir: Path, kill_on: str, *overrides: str) -> None:
-    """Start the real trainer CLI on `config` and SIGKILL it when a stdout line starts with `kill_on`."""
+KILLED_TRAINER = Path(__file__).with_name("killed_trainer.py")
+
+
+def killed_run(ray_cluster: str, config, run_dir: Path, kill_step: int, *overrides: str) -> None:
+    """Run a real trainer process on `config` that SIGKILLs itself after step `kill_step` (see killed_trainer.py:
+    the kill point is the driver's own, so a slow reader cannot let the run go past it)."""
     config_file = run_dir.parent / f"{run_dir.name}.config.yaml"
     config_file.write_text(yaml.safe_dump(config.model_dump(mode="json")))
-    proc = subprocess.Popen([sys.executable, "-m", "rlvr_core.grpo.train", str(config_file), *overrides,
-                             "--run-dir", str(run_dir), "--no-progress"], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, env={**os.environ, "RAY_ADDRESS": ray_cluster})
-    try:
-        for line in proc.stdout:
-            if line.startswith(kill_on):
-                proc.send_signal(signal.SIGKILL)
-                break
-    finally:
-        proc.kill()
-        proc.wait(timeout=60)
-    assert proc.returncode == -signal.SIGKILL, "the trainer ended before the kill"
+    done = subprocess.run([sys.executable, str(KILLED_TRAINER), str(config_file), str(run_dir), str(kill_step),
+                           *overrides],
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "RAY_ADDRESS": ray_cluster})
+    assert done.returncode == -signal.SIGKILL, f"the trainer was not killed: {done.stderr[-3000:]}"
 
 
 @pytest.fixture(scope="module")
 def killed_after_checkpoint(ray_cluster, config, tmp_path_factory) -> Path:
-    """A run folder SIGKILLed right after its step-2 checkpoint; tests copy it before changing it."""
+    """A run folder SIGKILLed after step 3: its step-2 checkpoint is complete and step 3's trace rows are written
+    (rows a resume must drop). Tests copy it before changing it."""
     run_dir = tmp_path_factory.mktemp("killed") / "run"
-    killed_run(ray_cluster, config, run_dir, '@@rlvr-event {"event": "rlvr.checkpoint.saved"')
+    killed_run(ray_cluster, config, run_dir, 3)
     assert [c.step for c in list_checkpoints(run_dir / "checkpoints")] == [2]
+    assert max(row["step"] for row in read_trace(run_dir)) == 3
     return run_dir
 
 
@@ -109,7 +108,7 @@ def test_kill_9_and_resume_gives_the_same_weights_as_a_straight_run(straight, ki
     assert not (run_dir / "checkpoints" / "step-000004").exists()
     resumed = train(config, run_dir=run_dir, resume=True)
     assert_same_run(straight, resumed)
-    assert_every_step_once(run_dir)  # the killed run's partial step 3 is not duplicated
+    assert_every_step_once(run_dir)  # the killed run's rows of step 3 are not duplicated
     assert any("continuing from step-000002 (step 2)" in e for e in resumed.events)
 
 
@@ -127,7 +126,7 @@ def test_a_torn_last_line_in_every_trace_file_does_not_stop_the_resume(straight,
 def test_kill_9_before_the_first_checkpoint_restarts_from_step_0_with_a_message(
         straight, ray_cluster, config, tmp_path, caplog):
     run_dir = tmp_path / "run"
-    killed_run(ray_cluster, config, run_dir, "step 1/", "checkpointing.every_steps=3")
+    killed_run(ray_cluster, config, run_dir, 1, "checkpointing.every_steps=3")
     assert list_checkpoints(run_dir / "checkpoints") == [], "the kill must land before the first checkpoint"
     assert read_trace(run_dir), "the stopped attempt must have left trace rows to drop"
     with open(run_dir / "traces" / "rollouts.jsonl", "a") as f:
