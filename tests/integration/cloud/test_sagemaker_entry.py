@@ -1,7 +1,8 @@
 """The container entry point for real on CPU: SageMaker's /opt/ml layout under a temp root, the tiny model.
 
-A SIGTERM (what SageMaker sends on a stop or a spot interruption) after the
-first checkpoint, then the same job started again on the same folders:
+A SIGTERM (what SageMaker sends on a stop or a spot interruption) as soon as
+the first checkpoint is on disk, then the same job started again on the same
+folders:
 training resumes from the checkpoint and the model folder gets the final
 checkpoint and the report files, with every step in the trace once.
 """
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,8 +25,9 @@ import pytest
 from rlvr_core.cloud.sagemaker import resolved_yaml
 from rlvr_core.cloud.sagemaker_entry import ROOT_ENV, Layout
 from rlvr_core.config import load_config
+from rlvr_core.rundir.checkpoints import list_checkpoints
 
-CHECKPOINT_EVENT = '@@rlvr-event {"event": "rlvr.checkpoint.saved"'
+MAX_STEPS = 4
 
 
 def make_layout(root: Path, model_dir: Path, hyperparameters: dict[str, str]) -> Layout:
@@ -49,37 +52,43 @@ def cwd() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def start_entry(layout: Layout, cwd: Path) -> subprocess.Popen[str]:
+def start_entry(layout: Layout, cwd: Path, stdout=subprocess.PIPE) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "rlvr_core.cloud.sagemaker_entry", "train"], cwd=cwd,
-                            env={**os.environ, ROOT_ENV: str(layout.root)}, stdout=subprocess.PIPE,
+                            env={**os.environ, ROOT_ENV: str(layout.root)}, stdout=stdout,
                             stderr=subprocess.STDOUT, text=True)
 
 
 @pytest.mark.slow
 def test_a_stopped_job_restarted_resumes_and_exports_the_final_checkpoint(trained_tiny_model_dir, tmp_path,
                                                                           cwd) -> None:
-    layout = make_layout(tmp_path / "ml", trained_tiny_model_dir, {"training.max_steps": "3"})
-    first = start_entry(layout, cwd)
+    layout = make_layout(tmp_path / "ml", trained_tiny_model_dir, {"training.max_steps": str(MAX_STEPS)})
+    log = tmp_path / "first-attempt.log"
+    with open(log, "w") as out:
+        first = start_entry(layout, cwd, stdout=out)
     try:
-        for line in first.stdout:
-            if line.startswith(CHECKPOINT_EVENT):
-                first.send_signal(signal.SIGTERM)
-                break
+        # Watched on disk, not through the checkpoint event: the event follows the checkpoint's background
+        # commit and the entry's relay, while the stop must land with steps still to go.
+        while first.poll() is None and not list_checkpoints(layout.run_dir / "checkpoints"):
+            time.sleep(0.02)
+        first.send_signal(signal.SIGTERM)
+        first.wait(timeout=120)
     finally:
-        first.stdout.close()
-        status = first.wait(timeout=120)
-    steps = sorted(p.name for p in (layout.run_dir / "checkpoints").glob("step-*"))
-    assert status != 0 and steps and "step-000003" not in steps, f"the stop must land mid-run: {status} {steps}"
+        first.kill()
+    steps = [c.step for c in list_checkpoints(layout.run_dir / "checkpoints")]
+    assert first.returncode == 128 + signal.SIGTERM and steps and MAX_STEPS not in steps, \
+        f"the stop must land mid-run: {first.returncode} {steps}\n{log.read_text()[-3000:]}"
 
     second = start_entry(layout, cwd)
     output, _ = second.communicate(timeout=600)
     assert second.returncode == 0, output[-3000:]
-    assert f"resuming: {sys.executable} -m rlvr_core.grpo.train training.max_steps=3 --resume" in output
+    assert f"resuming: {sys.executable} -m rlvr_core.grpo.train training.max_steps={MAX_STEPS} --resume" in output
     model = layout.model_dir
-    assert (model / "step-000003" / "checkpoint.json").is_file()
-    assert [p.name for p in model.glob("step-*")] == ["step-000003"]
+    final = f"step-{MAX_STEPS:06d}"
+    assert (model / final / "checkpoint.json").is_file()
+    assert [p.name for p in model.glob("step-*")] == [final]
     assert "continuing from step-" in (model / "RESULTS.md").read_text()
-    assert [json.loads(line)["step"] for line in (model / "traces" / "trace.jsonl").read_text().splitlines()] == [1, 2, 3]
+    trace = (model / "traces" / "trace.jsonl").read_text().splitlines()
+    assert [json.loads(line)["step"] for line in trace] == list(range(1, MAX_STEPS + 1))
     assert (model / "config.yaml").is_file() and (model / "run.json").is_file()
 
 
