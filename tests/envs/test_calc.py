@@ -52,7 +52,7 @@ def test_a_call_is_answered_and_a_turn_without_one_ends_the_episode():
 def tool_caller(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The untrained tiny model taught (in seconds) to call the calculator on a few problems, then answer."""
     folder = tmp_path_factory.mktemp("tool-caller")
-    recipe = CalcRecipe(batch_size=16, learning_rate=3e-3, max_tool_steps=200, target=1.0, rate_steps=0)
+    recipe = CalcRecipe(batch_size=16, learning_rate=3e-3, max_tool_steps=60, check_every=60, target=1.0, rate_steps=0)
     build_calc_model(folder, tiny_model_dir, recipe, problems=generate("train")[:4])
     return folder
 
