@@ -24,16 +24,23 @@ GREEDY = SamplingParams(max_new_tokens=8, temperature=0.0)
 
 @dataclass
 class Script:
-    """What the server does: fail the first `fail_first` requests with `fail_status`, delay each answer."""
+    """What the server does: fail the first `fail_first` requests with `fail_status`, delay each answer, and
+    (with `gather`) hold the first answers until that many requests are in flight, so an overlap the client
+    allows happens however slowly the host schedules it.
+
+    A request counts as in flight from its arrival until its answer starts to go out: a client bounded at N
+    can only send its next request after reading an answer, so the count never exceeds the client's bound."""
 
     fail_first: int = 0
     fail_status: int = 503
     delay_s: float = 0.0
     text_suffix: str = ""
+    gather: int = 0
+    gather_timeout_s: float = 30.0
     arrivals: list[float] = field(default_factory=list)
     in_flight: int = 0
     max_in_flight: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    lock: threading.Condition = field(default_factory=threading.Condition)
 
 
 def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
@@ -42,6 +49,8 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
             pass
 
         def _send(self, status: int, payload: dict) -> None:
+            with script.lock:
+                script.in_flight -= 1
             body = json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -56,19 +65,18 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 attempt = len(script.arrivals)
                 script.in_flight += 1
                 script.max_in_flight = max(script.max_in_flight, script.in_flight)
-            try:
-                time.sleep(script.delay_s)
-                if attempt <= script.fail_first:
-                    self._send(script.fail_status, {"error": {"message": "scripted failure", "type": "server_error"}})
-                    return
-                text = f"#### {len(request['prompt'])}{script.text_suffix}"
-                choices = [{"index": i, "text": text, "finish_reason": "stop", "logprobs": None}
-                           for i in range(request.get("n", 1))]
-                self._send(200, {"id": "cmpl-1", "object": "text_completion", "created": 0, "model": request["model"],
-                                 "choices": choices})
-            finally:
-                with script.lock:
-                    script.in_flight -= 1
+                script.lock.notify_all()
+                if attempt <= script.gather:
+                    script.lock.wait_for(lambda: script.max_in_flight >= script.gather, script.gather_timeout_s)
+            time.sleep(script.delay_s)
+            if attempt <= script.fail_first:
+                self._send(script.fail_status, {"error": {"message": "scripted failure", "type": "server_error"}})
+                return
+            text = f"#### {len(request['prompt'])}{script.text_suffix}"
+            choices = [{"index": i, "text": text, "finish_reason": "stop", "logprobs": None}
+                       for i in range(request.get("n", 1))]
+            self._send(200, {"id": "cmpl-1", "object": "text_completion", "created": 0, "model": request["model"],
+                             "choices": choices})
 
     return Handler
 
@@ -129,7 +137,7 @@ def test_a_bad_request_is_not_retried(server):
 
 def test_concurrency_bounds_requests_in_flight(server):
     url, script = server
-    script.delay_s = 0.3
+    script.delay_s, script.gather = 0.05, 3  # the first answers wait until three requests overlap
     backend(url, concurrency=3).generate(["p"] * 9, GREEDY)
     assert script.max_in_flight == 3
 
