@@ -53,16 +53,29 @@ def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+def _trained_tiny_model() -> Path:
+    from rlvr_core.models.tiny import ensure_tiny_model
+    from rlvr_core.storage import open_store
+
+    return ensure_tiny_model(open_store(str(TEST_CACHE / "store")))
+
+
 @pytest.fixture(scope="session")
 def trained_tiny_model_dir() -> Path:
     """The warmed-up tiny model (~18% held-out on arith), built once into the clone's test cache and reused.
 
     The folder is the test store's own copy, checked against its recorded hashes on every use.
     """
-    from rlvr_core.models.tiny import ensure_tiny_model
-    from rlvr_core.storage import open_store
+    return _trained_tiny_model()
 
-    return ensure_tiny_model(open_store(str(TEST_CACHE / "store")))
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under xdist, the controller builds a missing trained tiny model before the workers start, on all cores.
+
+    Most workers' first files need it: left to them, one worker would build it on its one thread while the
+    others wait on the build lock."""
+    if getattr(session.config.option, "numprocesses", None) and not hasattr(session.config, "workerinput"):
+        _trained_tiny_model()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
