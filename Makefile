@@ -53,14 +53,14 @@ $(STAMP): pyproject.toml $(INSTALLED_LOCKS)
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q "pip==$(PIP_VERSION)"
 ifeq ($(HAS_GPU),1)
-	$(BIN)/python -m pip install -q --no-deps --require-hashes -r $(GPU_LOCK)
-	$(BIN)/python -m pip install -q --no-deps -e .
+	$(BIN)/python -m pip install -q --no-compile --no-deps --require-hashes -r $(GPU_LOCK)
+	$(BIN)/python -m pip install -q --no-compile --no-deps -e .
 	$(BIN)/python -m pip check
 	cp $(GPU_LOCK) $(VENV)/installed-from.lock
 else
-	$(BIN)/python -m pip install -q --no-deps --require-hashes -r $(LOCK)
-	$(BIN)/python -m pip install -q --no-deps "torch==$(TORCH_VERSION)+cpu" $(TORCH_SOURCE)
-	$(BIN)/python -m pip install -q --no-deps -e .
+	$(BIN)/python -m pip install -q --no-compile --no-deps --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install -q --no-compile --no-deps "torch==$(TORCH_VERSION)+cpu" $(TORCH_SOURCE)
+	$(BIN)/python -m pip install -q --no-compile --no-deps -e .
 	$(BIN)/python -m pip check > $(VENV)/pip-check.txt || true
 	@if grep -vE '$(PIP_CHECK_EXPECTED)' $(VENV)/pip-check.txt; then echo "pip check: broken requirements above"; exit 1; fi
 	cp $(LOCK) $(VENV)/installed-from.lock
