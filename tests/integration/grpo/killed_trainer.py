@@ -20,6 +20,7 @@ from pathlib import Path
 
 from rlvr_core.config import load_config
 from rlvr_core.grpo import train
+from rlvr_core.rundir import layout
 from rlvr_core.rundir.checkpoints import list_checkpoints
 
 WAIT_FOR_COMMIT_S = 300
@@ -27,14 +28,15 @@ WAIT_FOR_COMMIT_S = 300
 
 def main(config_file: str, run_dir: str, kill_step: str, *overrides: str) -> None:
     config = load_config(config_file, overrides)
-    every = config.checkpointing.every_steps
-    due = [s for s in range(every, int(kill_step), every)]  # checkpoints this step comes after
+    step, every = int(kill_step), config.checkpointing.every_steps
+    due = list(range(every, step, every))  # the checkpoints this step comes after
+    checkpoints = layout.checkpoints_dir(Path(run_dir))
 
     def kill_at(record: dict) -> None:
-        if record["step"] != int(kill_step):
+        if record["step"] != step:
             return
         deadline = time.monotonic() + WAIT_FOR_COMMIT_S
-        while [c.step for c in list_checkpoints(Path(run_dir) / "checkpoints")] != due:
+        while [c.step for c in list_checkpoints(checkpoints)] != due:
             if time.monotonic() > deadline:
                 sys.exit(f"checkpoints {due} were not committed within {WAIT_FOR_COMMIT_S} s")
             time.sleep(0.05)
