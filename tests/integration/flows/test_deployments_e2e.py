@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -24,6 +25,7 @@ import yaml
 
 from deployments.check_schedules import count_scheduled_runs
 from deployments.local_prefect import LocalServer, start_worker, stop_group
+from rlvr_core.rundir.atomic import pid_alive
 from tests.prefect_fixtures import TEARDOWN_GRACE_S
 
 pytestmark = pytest.mark.slow
@@ -247,44 +249,76 @@ def test_a_cancelled_training_ends_cancelled_and_a_retry_resumes_it_to_max_steps
 
     server, worker_log = deployed
     runs_dir = tmp_path / "runs"
-    # 200 steps: the cancel (a CLI process, then the worker's signal) must land before the last one. With two
-    # replicas 10 steps take about 1.3 s, so 60 steps once finished before the cancel landed; 160 steps after
-    # the first checkpoint leave it half a minute. A checkpoint every 40 steps, not 10: each one also starts a
-    # triggered eval-checkpoint run in its own process, and twenty of those at once on a slow 2-core CI host
-    # kept the retry from finishing in 10 minutes.
-    params = {"max_steps": 200, "evaluate_base": False,
-              "overrides": [f"run.runs_dir={runs_dir}", "checkpointing.every_steps=40", "training.eval_every=0",
+    params = {"max_steps": 16, "evaluate_base": False,
+              "overrides": [f"run.runs_dir={runs_dir}", "checkpointing.every_steps=4", "training.eval_every=0",
                             "evaluation.limit=8", f"storage.root={TEST_STORE}"]}
     flow_run_id = run_deployment(server, "train-and-eval/arith", params)
-    first = wait_for_path(lambda: next(runs_dir.glob("*/checkpoints/step-000040/checkpoint.json"), None), 420)
+    first = wait_for_path(lambda: next(runs_dir.glob("*/checkpoints/step-000004/checkpoint.json"), None), 420,
+                          poll_s=0.05)
     run_dir = first.parents[2]
+    # Mid-training is made exact, not raced: the trainer and its watchdog are stopped (SIGSTOP) until the cancel
+    # reaches them. A stopped process keeps the signals it is sent: each is let go once its SIGTERM is waiting, so
+    # the watchdog passes the cancel on and the trainer ends without taking another step, however slowly the cancel
+    # travels (CLI, server, worker, flow-run process).
+    watchdog, trainer = trainer_processes(run_dir)
+    for pid in (trainer, watchdog):
+        os.kill(pid, signal.SIGSTOP)
+    assert not (run_dir / "checkpoints" / "step-000016").exists(), "training ended before it could be held"
 
     prefect_cli(server, "flow-run", "cancel", flow_run_id)
+    for pid in (watchdog, trainer):
+        wait_for_path(lambda: run_dir if signal_waiting(pid, signal.SIGTERM) else None, 180, poll_s=0.02)
+        os.kill(pid, signal.SIGCONT)
     with temporary_settings({PREFECT_API_URL: server.api_url}), get_client(sync_client=True) as client:
         cancelled = wait_final(client, flow_run_id, timeout_s=180)
         assert cancelled.state.is_cancelled(), f"{cancelled.state}\n{worker_log.read_text()[-4000:]}"
         wait_for_path(lambda: None if processes_mentioning(str(run_dir)) else run_dir, 60)
         kept = {p.name for p in (run_dir / "checkpoints").iterdir() if (p / "checkpoint.json").is_file()}
-        assert "step-000200" not in kept
+        assert "step-000004" in kept and "step-000016" not in kept, kept
+        # Cancelled is reported before the cancelled run's process has exited. Prefect's runner tracks a flow run's
+        # process by the run's id, so a retry started before that exit is taken for it: the old process's exit
+        # then removes the new one from the worker's books and reports the retried run Crashed with its status.
+        flow_run_process = int(str(cancelled.infrastructure_pid).rpartition(":")[2])
+        wait_for_path(lambda: None if pid_alive(flow_run_process) else run_dir, 120)
 
         prefect_cli(server, "flow-run", "retry", flow_run_id)
         retried = wait_final(client, flow_run_id, timeout_s=600)
         assert retried.state.is_completed(), f"{retried.state}\n{worker_log.read_text()[-4000:]}"
         assert retried.name == cancelled.name, "a retry keeps the run's name"
         assert [p.name for p in runs_dir.iterdir()] == [run_dir.name], "the retry must reuse the run folder"
-        assert (run_dir / "checkpoints" / "step-000200" / "checkpoint.json").is_file()
+        assert (run_dir / "checkpoints" / "step-000016" / "checkpoint.json").is_file()
         logs = [log.message for offset in range(0, 2000, 200) for log in client.read_logs(
             log_filter=LogFilter(flow_run_id=LogFilterFlowRunId(any_=[retried.id])), limit=200, offset=offset)]
         assert any(message.startswith("resuming: ") and "--resume" in message for message in logs), logs[-20:]
 
 
-def wait_for_path(find, timeout_s: float) -> Path:
-    """What `find()` returns once it is not None (polled every half second)."""
+def trainer_processes(run_dir: Path) -> tuple[int, int]:
+    """(watchdog, trainer) pids of the training of `run_dir`: both command lines hold the trainer's command,
+    the watchdog's as `python -m rlvr_core.procgroup ... -- <trainer command>`."""
+    from tasks.training import TRAIN_MODULE
+
+    pids = [pid for pid in processes_mentioning(str(run_dir)) if f"-m {TRAIN_MODULE} " in command_line(pid)]
+    watchdogs = [pid for pid in pids if "-m rlvr_core.procgroup " in command_line(pid)]
+    trainers = [pid for pid in pids if pid not in watchdogs]
+    assert len(watchdogs) == 1 and len(trainers) == 1, {pid: command_line(pid) for pid in pids}
+    return watchdogs[0], trainers[0]
+
+
+def signal_waiting(pid: int, signum: int) -> bool:
+    """Whether signal `signum` sent to process `pid` waits undelivered (the process is stopped)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("ShdPnd:"):
+            return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
+    return False
+
+
+def wait_for_path(find, timeout_s: float, poll_s: float = 0.5) -> Path:
+    """What `find()` returns once it is not None (polled every `poll_s` seconds)."""
     deadline = time.monotonic() + timeout_s
     while (found := find()) is None:
         if time.monotonic() > deadline:
             raise TimeoutError(f"nothing found after {timeout_s} s")
-        time.sleep(0.5)
+        time.sleep(poll_s)
     return found
 
 
@@ -293,11 +327,15 @@ def processes_mentioning(text: str) -> list[int]:
     pids = []
     for proc in Path("/proc").iterdir():
         try:
-            if proc.name.isdigit() and text in (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode():
+            if proc.name.isdigit() and text in command_line(int(proc.name)):
                 pids.append(int(proc.name))
         except OSError:
             continue
     return pids
+
+
+def command_line(pid: int) -> str:
+    return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
 
 
 def test_a_crashed_evaluation_is_taken_over_by_the_catch_up_deployment(deployed, tmp_path: Path,
