@@ -112,6 +112,8 @@ class Session:
         self.held.close()
 
     def _setup(self) -> None:
+        import ray
+
         from rlvr_core.rundir.checkpoints import list_checkpoints, load_training_state
         from rlvr_core.data.loader import load_problems
         from rlvr_core.evaluation import sources  # noqa: F401  (eval-only datasets a held-out set may name)
@@ -154,8 +156,6 @@ class Session:
             check_nodes_share(self.run_dir, "run.runs_dir")  # a trainer on another node must write here too
         self.trainers = start_trainer(cfg, self.plan, policy_path, base_path)
         if t.shares_gpu:  # the engine sizes its cache from the memory free when it starts: trainer first
-            import ray
-
             ray.get(self.trainers.lead.ready.remote(), timeout=t.actor_start_timeout_s)
         self.pool = RolloutPool(rollout_factory(cfg, self.plan, policy_path, self.run_dir.name, self.trainers),
                                 t.generators, t.heartbeat_timeout_s, t.actor_start_timeout_s)
@@ -163,7 +163,7 @@ class Session:
         if state is not None:
             self.trainers.load_state(state)
         self.version = (state or {}).get("trainer_version", 0)
-        self.pad_id = _pad_id(policy_path)
+        self.pad_id = ray.get(self.trainers.lead.pad_token_id.remote(), timeout=t.actor_start_timeout_s)
         # The engines hold model.dtype; with "auto" (fp32 on CPU, bf16 on GPU) fp32 is shipped, which either casts.
         self.engine_dtype = {"bfloat16": "bfloat16", "float16": "float16"}.get(cfg.model.dtype, "float32")
         # rewards and the held-out accuracy in the verifiers' strict training mode unless verifiers.strict is off
@@ -487,9 +487,3 @@ class Session:
         self.summaries.submit(read_trace(self.run_dir), checkpoints=self.checkpoints,
                               events=[*self.events, *self.pool.events])
 
-
-def _pad_id(model_path: str) -> int:
-    from transformers import AutoTokenizer
-
-    tokenizer = AutoTokenizer.from_pretrained(model_path)
-    return tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id

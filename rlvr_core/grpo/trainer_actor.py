@@ -192,6 +192,12 @@ class PolicyTrainer:
         self.replicas = world_size
         return rank
 
+    def pad_token_id(self) -> int:
+        """The id batches are padded with: the tokenizer's pad token, else its end of sequence. The driver asks
+        here instead of loading the tokenizer itself, which would import transformers (seconds of CPU) there."""
+        tokenizer = self.tokenizer
+        return tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+
     def weights_checksum(self) -> tuple[float, float]:
         """See `data_parallel.weights_checksum`: the driver compares the replicas' after each update."""
         from rlvr_core.grpo.data_parallel import weights_checksum
