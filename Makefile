@@ -85,11 +85,11 @@ demo test: export HF_HUB_OFFLINE := 1
 demo: $(STAMP)
 	$(BIN)/python -m flows.demo $(ARGS)
 
-# TEST_WORKERS=3 runs the suite on three pytest-xdist workers, each taking whole files (a file's module fixtures
-# start once) in the order tests/conftest.py gives them (longest first; xdist would otherwise sort files by test
-# count). One process stays the default, CI's command, until the parallel lane has passed fresh clones in a row
-# (docs/TESTING.md names the race still open there).
-TEST_WORKERS ?= 1
+# The suite runs on three pytest-xdist workers, each taking whole files (a file's module fixtures start once) in
+# the order tests/conftest.py gives them (longest first; xdist would otherwise sort files by test count). Three on
+# two cores: several server tests mostly wait (heartbeats, triggers, restarts) while a third worker computes.
+# TEST_WORKERS=1 runs everything in one process (docs/TESTING.md).
+TEST_WORKERS ?= 3
 PYTEST_PARALLEL = $(if $(filter-out 1,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
 test: $(STAMP)
