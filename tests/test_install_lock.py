@@ -71,3 +71,15 @@ def test_torch_is_the_pinned_cpu_build() -> None:
         pytest.skip("installed from the GPU lock, which pins the CUDA build of torch itself")
     pinned = pins((REPO / "requirements" / "torch-cpu.txt").read_text())["torch"]
     assert metadata.version("torch") == pinned
+
+
+@needs_locked_install
+@pytest.mark.parametrize("module", ["torch", "transformers", "ray", "prefect", "vllm"])
+def test_installed_modules_have_their_bytecode_compiled(module: str) -> None:
+    """`make install` compiles the bytecode of what it installs: where PYTHONDONTWRITEBYTECODE is set, Python
+    would otherwise compile these again in every process it starts (about twice the CPU of each start)."""
+    import importlib.util
+
+    source = importlib.util.find_spec(module).origin
+    cached = Path(importlib.util.cache_from_source(source))
+    assert cached.is_file(), f"no bytecode for {source}: run `make install` (a venv made before it compiled: rm -rf .venv)"
