@@ -297,10 +297,10 @@ def trainer_processes(run_dir: Path) -> tuple[int, int]:
     the watchdog's as `python -m rlvr_core.procgroup ... -- <trainer command>`."""
     from tasks.training import TRAIN_MODULE
 
-    pids = [pid for pid in processes_mentioning(str(run_dir)) if f"-m {TRAIN_MODULE} " in command_line(pid)]
-    watchdogs = [pid for pid in pids if "-m rlvr_core.procgroup " in command_line(pid)]
-    trainers = [pid for pid in pids if pid not in watchdogs]
-    assert len(watchdogs) == 1 and len(trainers) == 1, {pid: command_line(pid) for pid in pids}
+    training = {pid: line for pid, line in processes_mentioning(str(run_dir)).items() if f"-m {TRAIN_MODULE} " in line}
+    watchdogs = [pid for pid, line in training.items() if "-m rlvr_core.procgroup " in line]
+    trainers = [pid for pid in training if pid not in watchdogs]
+    assert len(watchdogs) == 1 and len(trainers) == 1, training
     return watchdogs[0], trainers[0]
 
 
@@ -322,20 +322,18 @@ def wait_for_path(find, timeout_s: float, poll_s: float = 0.5) -> Path:
     return found
 
 
-def processes_mentioning(text: str) -> list[int]:
-    """Pids of live processes whose command line contains `text` (the trainer names its run folder)."""
-    pids = []
+def processes_mentioning(text: str) -> dict[int, str]:
+    """{pid: command line} of the live processes whose command line contains `text` (the trainer names its run
+    folder); each command line is read once, so a process that ends meanwhile is simply left out."""
+    found = {}
     for proc in Path("/proc").iterdir():
         try:
-            if proc.name.isdigit() and text in command_line(int(proc.name)):
-                pids.append(int(proc.name))
+            line = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode() if proc.name.isdigit() else ""
         except OSError:
             continue
-    return pids
-
-
-def command_line(pid: int) -> str:
-    return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        if text in line:
+            found[int(proc.name)] = line
+    return found
 
 
 def test_a_crashed_evaluation_is_taken_over_by_the_catch_up_deployment(deployed, tmp_path: Path,
