@@ -20,7 +20,7 @@ LOCK = REPO / "requirements" / "cpu.lock"
 GPU_LOCK = REPO / "requirements" / "gpu.lock"
 INSTALLED_FROM = Path(sys.prefix) / "installed-from.lock"
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)", re.MULTILINE)
-NOT_IN_LOCK = {"rlvr-pipeline", "pip", "torch"}  # the project itself, the installer, torch (its own pin file)
+NOT_IN_LOCK = {"rlvr-pipeline", "pip", "uv", "torch"}  # the project itself, the installers, torch (its own pin file)
 
 needs_locked_install = pytest.mark.skipif(
     not INSTALLED_FROM.exists(), reason="this environment was not installed from the lock (make install on CPU does)")
