@@ -1,12 +1,19 @@
 """End to end through a real Prefect server and process worker, as after `make up`.
 
 `prefect deploy --all` from the repository, then `prefect deployment run
-train-and-eval/arith` with a short config: training publishes checkpoints,
-their `rlvr.checkpoint.saved` events trigger `eval-checkpoint/on-arrival`
-runs with the checkpoint path, duplicate events do not add work, artifacts
-are published, the nightly deployment has scheduled runs. A cancelled
-training ends Cancelled with no trainer process left behind, and
-`prefect flow-run retry` resumes it from its last checkpoint.
+train-and-eval/arith` with a short config and its store on an S3-compatible
+endpoint (moto's server): training publishes checkpoints, their
+`rlvr.checkpoint.saved` events trigger `eval-checkpoint/on-arrival` runs with
+the checkpoint path, duplicate events do not add work, artifacts are
+published, the run is synced to the store, not one request goes to another S3
+endpoint, and the nightly deployment has scheduled runs. A cancelled training
+ends Cancelled with no trainer process left behind, and `prefect flow-run
+retry` resumes it from its last checkpoint.
+
+How "another endpoint" is caught: the worker (and so every flow-run process, trainer and evaluation it starts)
+has AWS_ENDPOINT_URL pointing at a local sink that records what reaches it. Any client built without the
+config's endpoint -- botocore's, s3fs's or the project's Store -- takes that variable instead of AWS's default,
+so a path that forgets the endpoint shows up in the sink's log (and fails that path: the sink answers 503).
 """
 
 from __future__ import annotations
@@ -17,7 +24,10 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -27,6 +37,7 @@ from deployments.check_schedules import count_scheduled_runs
 from deployments.local_prefect import LocalServer, start_worker, stop_group
 from rlvr_core.rundir.atomic import pid_alive
 from tests.prefect_fixtures import TEARDOWN_GRACE_S
+from tests.s3_server import FAKE_ENV
 
 pytestmark = pytest.mark.slow
 
@@ -42,9 +53,49 @@ def prefect_cli(server: LocalServer, *args: str, env: dict[str, str] | None = No
     return done.stdout
 
 
+class Sink(ThreadingHTTPServer):
+    """Records every request line it receives and answers 503."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        sink = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _answer(self) -> None:
+                sink.seen.append(f"{self.command} {self.headers.get('Host')}{self.path}")
+                self.send_response(503)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = _answer
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
 @pytest.fixture(scope="module")
-def deployed(prefect_server: LocalServer, tmp_path_factory: pytest.TempPathFactory, trained_tiny_model_dir: Path):
-    """Pools, all deployments and a worker for the CPU pool (evaluations on the CPU pool too).
+def sink() -> Iterator[Sink]:
+    server = Sink()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def deployed(prefect_server: LocalServer, s3_endpoint: str, sink: Sink, tmp_path_factory: pytest.TempPathFactory,
+             trained_tiny_model_dir: Path):
+    """Pools, all deployments and a worker for the CPU pool (evaluations on the CPU pool too), whose environment
+    sends S3 clients without an endpoint to the sink.
 
     The tiny model is built into TEST_STORE first, so the timed run below measures the pipeline, not a
     first-time model build (minutes on a fresh clone)."""
@@ -54,7 +105,8 @@ def deployed(prefect_server: LocalServer, tmp_path_factory: pytest.TempPathFacto
     prefect_cli(prefect_server, "deploy", "--all", env=env)
     logs = tmp_path_factory.mktemp("worker")
     # Started outside the checkout: flow runs find their code through prefect.yaml's pull step only.
-    worker = start_worker(prefect_server, "rlvr-cpu", logs / "worker.log", logs, env)
+    worker = start_worker(prefect_server, "rlvr-cpu", logs / "worker.log", logs,
+                          {**env, **FAKE_ENV, "AWS_ENDPOINT_URL": sink.url})
     try:
         yield prefect_server, logs / "worker.log"
     finally:
@@ -110,16 +162,22 @@ def wait_final(client, flow_run_id: str, timeout_s: float):
     raise TimeoutError(f"flow run {flow_run_id} not finished after {timeout_s} s")
 
 
-def test_train_and_eval_arith_through_deployments_and_triggers(deployed, tmp_path: Path) -> None:
+def test_train_and_eval_arith_through_deployments_and_triggers_with_its_store_on_an_s3_endpoint(
+        deployed, s3_endpoint: str, s3_bucket: str, sink: Sink, tmp_path: Path, trained_tiny_model_dir: Path) -> None:
     from prefect import get_client
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey, FlowRunFilter, FlowRunFilterId
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
+    from rlvr_core.storage import open_store
+
     server, worker_log = deployed
+    root = f"s3://{s3_bucket}/store"
+    store = open_store(root, s3_endpoint)
+    store.put_dir(trained_tiny_model_dir, trained_tiny_model_dir.relative_to(TEST_STORE).as_posix())  # not rebuilt
     runs_dir = tmp_path / "runs"
     params = {"max_steps": 4, "overrides": [f"run.runs_dir={runs_dir}", "checkpointing.every_steps=2",
-                                            f"evaluation.limit={LIMIT}", f"storage.root={TEST_STORE}",
-                                            "storage.sync_runs=true"]}
+                                            f"evaluation.limit={LIMIT}", f"storage.root={root}",
+                                            f"storage.endpoint_url={s3_endpoint}", "storage.sync_runs=true"]}
     flow_run_id = run_deployment(server, "train-and-eval/arith", params)
     with temporary_settings({PREFECT_API_URL: server.api_url}), get_client(sync_client=True) as client:
         run = wait_final(client, flow_run_id, timeout_s=600)
@@ -149,17 +207,17 @@ def test_train_and_eval_arith_through_deployments_and_triggers(deployed, tmp_pat
                 f"{slug}-run-folder", f"{slug}-store-copy"} <= keys, keys
         assert (run_dir / "report.md").is_file() and "base" in (run_dir / "report.md").read_text()
 
-        # storage.sync_runs: the whole run, report and final checkpoint included, is in the store too.
-        from rlvr_core.storage import open_store
-
-        store, copy = open_store(str(TEST_STORE)), f"runs/{run_dir.name}"
-        try:
-            synced = set(store.list(copy))
-            assert {f"{copy}/report.md", f"{copy}/checkpoints/step-000004/checkpoint.json",
-                    f"{copy}/evals/step-000004/arith/summary.json"} <= synced, sorted(synced)
-            assert any(path.startswith(f"{copy}/traces/") for path in synced)
-        finally:
-            store.delete(copy, recursive=True)
+        # storage.sync_runs: the whole run, report, every evaluation and the final checkpoint, is in the store too,
+        # beside the datasets the run cached there; no client went to another S3 endpoint on the way.
+        copy = f"runs/{run_dir.name}"
+        synced = set(store.list(copy))
+        assert {f"{copy}/report.md", f"{copy}/checkpoints/step-000004/checkpoint.json",
+                f"{copy}/evals/step-000002/arith/summary.json", f"{copy}/evals/step-000004/arith/summary.json"} \
+            <= synced, sorted(synced)
+        assert any(path.startswith(f"{copy}/traces/") for path in synced)
+        assert json.loads(store.read_text(f"{copy}/evals/step-000004/arith/summary.json"))["n"] == LIMIT
+        assert any(key.startswith("datasets/arith/") for key in store.list("")), sorted(store.list(""))[:20]
+        assert sink.seen == [], f"requests for an S3 endpoint other than the config's: {sink.seen[:10]}"
 
         assert count_scheduled_runs("baseline-eval/nightly") > 0
 
