@@ -5,7 +5,8 @@ program in a loop) and Python cannot interrupt a thread, and `signal.alarm`
 only works in the main thread, which the training loop (a Ray actor thread)
 does not own. So items run in `workers` spawned processes; when one item runs
 past `timeout_s` the parent kills that worker, scores the item "timeout",
-starts a fresh worker and re-queues the rest of its chunk.
+starts a fresh worker and re-queues the rest of its chunk. A worker that
+died between batches is replaced the same way when it is next handed a chunk.
 
 Why chunks: items go to workers in chunks (one pipe message each way per
 chunk, plus a flush of finished results every 50 ms), because per-item IPC
@@ -137,11 +138,22 @@ class VerifierPool:
         queue: deque[list[int]] = deque(list(range(i, min(i + size, len(pairs)))) for i in range(0, len(pairs), size))
         idle = list(self._pool)
         busy: dict[Connection, _Worker] = {}
+        dead_on_send = 0
         while queue or busy:
             while queue and idle:
                 worker, chunk = idle.pop(), queue.popleft()
+                try:
+                    worker.conn.send([(i, *pairs[i]) for i in chunk])
+                except OSError:  # it died while idle (OOM killer, operator): none of the chunk ran
+                    dead_on_send += 1
+                    if dead_on_send > self.workers:  # fresh workers die too: score, do not loop forever
+                        for i in chunk:
+                            results[i] = Score(0.0, "error", "verifier worker died before scoring")
+                    else:
+                        queue.appendleft(chunk)
+                    idle.append(self._replace(worker))
+                    continue
                 worker.pending = set(chunk)
-                worker.conn.send([(i, *pairs[i]) for i in chunk])
                 busy[worker.conn] = worker
             for conn in wait(list(busy), timeout=0.02):
                 worker = busy[conn]

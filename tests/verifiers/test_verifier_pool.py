@@ -35,6 +35,16 @@ def test_hung_item_times_out_and_the_pool_keeps_working() -> None:
         assert pool.verify_batch([("#### 4", MATH)])[0].status == "correct"
 
 
+def test_a_worker_that_died_between_batches_is_replaced_and_the_next_batch_is_scored() -> None:
+    """A worker killed while idle (the OOM killer, an operator) costs a restart, never the training run."""
+    with VerifierPool(workers=1) as pool:
+        assert pool.verify_batch([("#### 4", MATH)])[0].status == "correct"
+        pool._pool[0].process.kill()
+        pool._pool[0].process.join()
+        scores = pool.verify_batch([("#### 4", MATH), ("#### 5", MATH)])
+        assert [s.status for s in scores] == ["correct", "wrong"] and pool.restarts == 1
+
+
 def test_pool_works_from_a_non_main_thread() -> None:
     result: list[Score] = []
     with VerifierPool(workers=1) as pool:
