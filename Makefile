@@ -91,7 +91,8 @@ demo test: export HF_HUB_OFFLINE := 1
 demo: $(STAMP)
 	$(BIN)/python -m flows.demo $(ARGS)
 
-# The suite runs on three pytest-xdist workers, each taking whole files (a file's module fixtures start once) in
+# The suite runs on three pytest-xdist workers, each taking whole files (a file's module fixtures start once; the
+# files that share a Prefect server or harness go to one worker, tests/conftest.py's scheduler) in
 # the order tests/conftest.py gives them (longest first; xdist would otherwise sort files by test count). Three on
 # two cores: several server tests mostly wait (heartbeats, triggers, restarts) while a third worker computes.
 # TEST_WORKERS=1 runs everything in one process (docs/TESTING.md).

@@ -8,6 +8,7 @@ reused across sessions from `.rlvr/test-cache/`).
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -76,6 +77,40 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     others wait on the build lock."""
     if getattr(session.config.option, "numprocesses", None) and not hasattr(session.config, "workerinput"):
         _trained_tiny_model()
+
+
+# Session services that the files using them share when those files run on one worker: each costs a server start
+# (and, for `prefect_server`, a PostgreSQL cluster and its migrations) and its idle load for the rest of the
+# session, on every worker that starts one.
+SHARED_SERVICES = ("prefect_server", "prefect_harness")
+
+
+@functools.cache
+def shared_service(test_file: str) -> str | None:
+    """The first of `SHARED_SERVICES` that `test_file` (relative to the repository) names, if any.
+
+    Read from the file's text because the xdist controller schedules by node id and never collects; a file that
+    reaches a service only through another file's fixture is not found, and merely starts its own."""
+    text = (REPO_ROOT / test_file).read_text(encoding="utf-8")
+    return next((name for name in SHARED_SERVICES if name in text), None)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """`--dist loadfile`, except that the files sharing a session service form one unit of work (one worker runs
+    them and starts that service once, instead of each worker starting its own).
+
+    Not pytest-xdist's `--dist loadgroup`: with pytest 9 its group suffix never reaches the node ids, so it falls
+    back to scheduling test by test."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FilesSharingServices(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            test_file = nodeid.split("::", 1)[0]
+            return shared_service(test_file) or test_file
+
+    return FilesSharingServices(config, log)  # type: ignore[arg-type]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
