@@ -23,6 +23,10 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# A Ray cluster starts one idle Python worker per CPU when its first driver connects, for tasks that may come; the
+# suite's runs use actors, which start their own workers, so most of those would start (a Python interpreter and
+# Ray's imports each) only to be stopped with their cluster. The clusters the tests start inherit this.
+os.environ.setdefault("RAY_prestart_worker_first_driver", "0")
 
 # Under pytest-xdist (`make test`), the workers share the machine's cores: each worker's torch (and the processes
 # it starts, which inherit this) gets its share of threads. Oversubscribed OpenMP threads spin-wait on each other
