@@ -46,10 +46,10 @@ help:
 	@echo "make lock-gpu - re-resolve requirements/gpu.lock (CUDA torch + vLLM) from pyproject.toml, keeping its pins"
 
 # Bytecode for every installed module and the project's, compiled on all cores once the packages are in (pip
-# compiles one file at a time, uv not at all): where PYTHONDONTWRITEBYTECODE is set, as on our CI machines, Python never caches
-# what it compiles, so without this every process would compile torch, transformers and the rest again (twice the
-# CPU of each start). Its status is not checked: some packages ship files that are not Python 3 (test data), which
-# pip's own compile step skips too; they are listed in .venv/compileall.txt.
+# compiles one file at a time, uv not at all): where PYTHONDONTWRITEBYTECODE is set, as on our CI machines, Python
+# never caches what it compiles, so without this every process would compile torch, transformers and the rest
+# again (twice the CPU of each start). Its status is not checked: some packages ship files that are not Python 3
+# (test data), which pip's own compile step skips too; they are listed in .venv/compileall.txt.
 COMPILE_BYTECODE = $(BIN)/python -m compileall -q -j 0 $(VENV)/lib rlvr_core tasks flows deployments benchmarks tests \
 	> $(VENV)/compileall.txt 2>&1 || true
 

@@ -382,16 +382,11 @@ def wait_for_path(find, timeout_s: float, poll_s: float = 0.5) -> Path:
 
 def processes_mentioning(text: str) -> dict[int, str]:
     """{pid: command line} of the live processes whose command line contains `text` (the trainer names its run
-    folder); each command line is read once, so a process that ends meanwhile is simply left out."""
-    found = {}
-    for proc in Path("/proc").iterdir():
-        try:
-            line = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode() if proc.name.isdigit() else ""
-        except OSError:
-            continue
-        if text in line:
-            found[int(proc.name)] = line
-    return found
+    folder); each command line is read once, and a process that ends meanwhile is left out (psutil gives None)."""
+    import psutil
+
+    lines = {proc.pid: " ".join(proc.info["cmdline"] or ()) for proc in psutil.process_iter(["cmdline"])}
+    return {pid: line for pid, line in lines.items() if text in line}
 
 
 def test_a_crashed_evaluation_is_taken_over_by_the_catch_up_deployment(deployed, tmp_path: Path,
