@@ -28,7 +28,7 @@ LOOPHOLES = [
     ("ifeval", "length_constraints:number_words", {"num_words": 300, "relation": "at least"},
      NUMBERS_0_TO_299, "word " * 300),
     ("ifeval", "detectable_format:json_format", {}, "5", '{"answer": 5}'),
-    ("ifeval", "detectable_format:json_format", {}, "null", "```json\n[1, 2]\n```"),
+    ("ifeval", "detectable_format:json_format", {}, "null", '```json\n["one", "two"]\n```'),
     ("ifeval", "detectable_format:json_format", {}, "NaN", '{"a": [true, null]}'),
     ("ifeval", "detectable_format:number_bullet_lists", {"num_bullets": 3}, "-\n-\n-", "- one\n- two\n- three"),
     ("ifeval", "detectable_format:number_bullet_lists", {"num_bullets": 2}, "* \n* **", "* one\n* two"),  # invented
@@ -77,11 +77,12 @@ def test_the_strict_mode_still_rewards_an_honest_response(case: tuple) -> None:
     assert verify(honest, _problem(verifier, instruction_id, kwargs), strict=True).reward == 1.0
 
 
-def test_every_comma_of_the_strict_no_comma_check_is_a_comma() -> None:
+def test_every_comma_of_the_strict_no_comma_check_is_a_comma_or_drawn_like_one() -> None:
     import unicodedata
 
-    assert all("COMMA" in unicodedata.name(c) or c == "\u201a" for c in COMMAS)
-    assert {",", "\uff0c", "\u060c", "\u3001", "\uff64"} <= COMMAS
+    look_alikes = {"\u201a", "\u201e", "\u00b8", "\u066b", "\u066c", "\u0375", "\u02cf", "\u02ce"}
+    assert all("COMMA" in unicodedata.name(c) or c in look_alikes for c in COMMAS)
+    assert {",", "\uff0c", "\u060c", "\u3001", "\uff64"} | look_alikes <= COMMAS
 
 
 def test_a_pool_scores_in_the_mode_it_was_started_in() -> None:

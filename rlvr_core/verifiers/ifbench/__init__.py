@@ -1,6 +1,7 @@
 """IFBench (allenai/IFBench_test) constraints; see MISSING.md for the ones not implemented.
 
-Each constraint has its reference check; a few also have a strict training-mode check (`strict.py`).
+Each constraint has its reference check; strict training mode adds a check of what a reader sees
+(`ifeval.registry.strict_check`), a stricter one where `strict.py` has it.
 """
 
 from rlvr_core.verifiers.ifbench import (  # noqa: F401  (register)

@@ -1,9 +1,18 @@
 """IFEval: the 25 instruction types, both RLVR ground-truth formats, IFEval's strict and loose scoring.
 
-Each instruction has its reference check; a few also have a strict training-mode check (`strict.py`).
+Each instruction has its reference check; strict training mode adds a check of what a reader sees
+(`registry.strict_check`, `visible.py`), a stricter one where `strict.py` or `strict_formats.py` has it.
 """
 
-from rlvr_core.verifiers.ifeval import content, formats, keywords, language, length, strict  # noqa: F401  (register)
+from rlvr_core.verifiers.ifeval import (  # noqa: F401  (register)
+    content,
+    formats,
+    keywords,
+    language,
+    length,
+    strict,
+    strict_formats,
+)
 from rlvr_core.verifiers.ifeval.checks import (
     Outcome,
     check_all,

@@ -15,18 +15,22 @@ _PPS = re.compile(r"p\.\s?p\.\s?s")
 _PS = re.compile(r"p\.\s?s\.")
 
 
-def count_placeholders(text: str) -> int:
-    """Non-overlapping "[...]" within one line, each closed by the first "]" after its "[" (as `\\[.*?\\]`)."""
-    count = 0
+def placeholders(text: str) -> list[str]:
+    """What is inside each non-overlapping "[...]" within one line, closed by the first "]" after its "[" (as `\\[.*?\\]`)."""
+    found = []
     for line in text.split("\n"):
         start = 0
         while (opening := line.find("[", start)) >= 0:
             closing = line.find("]", opening + 1)
             if closing < 0:
                 break  # no later "[" on this line can close either
-            count += 1
+            found.append(line[opening + 1 : closing])
             start = closing + 1
-    return count
+    return found
+
+
+def count_placeholders(text: str) -> int:
+    return len(placeholders(text))
 
 
 @instruction("detectable_content:number_placeholders")

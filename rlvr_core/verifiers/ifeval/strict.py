@@ -1,42 +1,49 @@
-"""Strict training mode: the IFEval checks whose reference accepts a loophole, closed.
+"""Strict training mode, counts and words: keywords, lengths, capitals, commas.
 
-Evaluation keeps the reference checks (numbers stay comparable with
-published ones). A policy trained against them would learn the loopholes,
-both the reference and a faithful copy accept:
+Every strict check here runs on what a reader sees (`visible.visible_text`)
+and only after the reference check passed on the text as written and on what
+a reader sees (`registry.strict_check`): strict mode is the reference and
+these checks.
+Evaluation keeps the reference checks alone (numbers stay comparable with
+published ones). The classes closed here, each for every spelling:
 
-| instruction | reference accepts | strict mode requires |
+| instruction | a response the reference pays | strict mode requires |
 |---|---|---|
-| keywords:existence, keywords:frequency | "cat" inside "concatenate" | the keyword as a whole word |
-| length_constraints:number_words | "0 1 2 ... 299" as 300 words | words with a letter in them |
-| detectable_format:json_format | `5`, `null`, `NaN` | a JSON object or array, standard JSON only |
-| detectable_format:number_bullet_lists | "-\\n-\\n-" as 3 bullets | a word after each bullet marker |
-| detectable_format:constrained_response | every option at once | exactly one of the options |
-| punctuation:no_comma | a fullwidth, ideographic or Arabic comma | no comma in any script |
-| combination:two_responses | a trailing or leading `******` | one separator with a response on each side |
-| length_constraints:number_paragraphs | a trailing or leading divider | dividers with a paragraph on each side |
+| keywords:existence | "cat" inside "concatenate" | the keyword as a whole word a reader sees |
+| keywords:frequency, keywords:letter_frequency | "less than 2 cats" with cats hidden by confusable letters, accents or zero-width characters | lower bounds on whole words as written, upper bounds on every occurrence a reader would see (substrings, confusables folded) |
+| keywords:forbidden_words | the word split by a zero-width space, soft hyphen or tag, or spelt with Cyrillic letters | no whole word whose skeleton is the forbidden one |
+| length_constraints:number_words | "0 1 2 ... 299", `1st 2nd`, `ii iii iv`, `a0 ... a299`, words joined by `_` | at least: words (a letter, no digit, not a numbering token); at most: every visible token |
+| length_constraints:number_sentences | ". . ." or "1. 2. 3." as sentences | at least: sentences with a word; at most: every sentence |
+| change_case:capital_word_frequency | "II III IV", "A1 B2" as capital words | at least: capital tokens that are words; at most: every capital token |
+| punctuation:no_comma | a fullwidth, ideographic, Arabic, low-9 or cedilla comma, `&#44;` | no comma or comma look-alike in any script |
+
+What passes strict mode is a subset of what passes the reference mode, by
+construction; `tests/verifiers/test_instruction_strict_mode.py` checks it
+over every case the project has.
 """
 
 from __future__ import annotations
 
-import json
 import re
 
 from rlvr_core.verifiers.ifeval import splitting
-from rlvr_core.verifiers.ifeval.formats import YES_NO_MAYBE, strip_json_fence
-from rlvr_core.verifiers.ifeval.registry import as_int, compare, instruction, validate_relation
+from rlvr_core.verifiers.ifeval.registry import as_int, compare_bounded, instruction, validate_relation
+from rlvr_core.verifiers.ifeval.visible import has_word, is_word, runs, skeleton, words
 
-# Every comma: ASCII, Armenian, Arabic, NKo, Ethiopic, Mongolian, the turned/raised/reversed/medieval forms,
-# ideographic, Lisu, Vai, Bamum, the presentation forms, small, fullwidth and halfwidth ideographic, Newa,
-# Medefaidrin, SignWriting, the digit-comma ligatures, and the low-9 quotation mark that looks like one.
+# Every comma and comma look-alike: ASCII, Armenian, Arabic (and its decimal and thousands separators), NKo,
+# Ethiopic, Mongolian, the turned/raised/reversed/medieval/stacked forms, ideographic, Lisu, Vai, Bamum, the
+# presentation forms, small, fullwidth and halfwidth ideographic, Newa, Medefaidrin, SignWriting, the digit-comma
+# ligatures, the low-9 quotation marks, the cedilla, the combining comma below, the Greek lower numeral sign and
+# the modifier low acute and grave accents.
 COMMAS = frozenset(
     chr(code) for code in (
-        0x2C, 0x55D, 0x60C, 0x7F8, 0x1363, 0x1802, 0x1808, 0x2E32, 0x2E34, 0x2E41, 0x2E49, 0x2E4C, 0x3001, 0xA4FE,
-        0xA60D, 0xA6F5, 0xFE10, 0xFE11, 0xFE50, 0xFE51, 0xFF0C, 0xFF64, 0x1144D, 0x1145A, 0x16E97, 0x1DA87,
-        *range(0x1F101, 0x1F10B), 0x201A,
+        0x2C, 0x55D, 0x60C, 0x66B, 0x66C, 0x7F8, 0x1363, 0x1802, 0x1808, 0x2E32, 0x2E34, 0x2E41, 0x2E49, 0x2E4C,
+        0x3001, 0xA4FE, 0xA60D, 0xA6F5, 0xFE10, 0xFE11, 0xFE50, 0xFE51, 0xFF0C, 0xFF64, 0x1144D, 0x1145A, 0x16E97,
+        0x1DA87, *range(0x1F101, 0x1F10B), 0x201A, 0x201E, 0xB8, 0x326, 0x375, 0x2CF, 0x2CE,
     )
 )
-_STAR_OR_DASH_BULLET = re.compile(r"^[^\S\n]*(?:\*(?!\*)|-)[^\n]*?\w", re.MULTILINE)
-_TWO_RESPONSES = "******"
+# NFKC turns a spacing cedilla into a space and a combining cedilla: one that sits on no letter is a comma.
+_DETACHED_CEDILLA = re.compile(r"(?<![^\W\d_])\u0327")
 
 
 def whole_word(keyword: str) -> re.Pattern[str]:
@@ -51,52 +58,50 @@ def existence(text: str, keywords: list[str]) -> bool:
 
 @instruction("keywords:frequency", strict_mode=True)
 def frequency(text: str, keyword: str, frequency: int, relation: str) -> bool:
-    return compare(len(whole_word(keyword).findall(text)), relation, as_int(frequency, "frequency"))
+    """At least: whole words as written; at most: every occurrence in the skeleton ("cats", "Сat", "c\u0301at")."""
+    n = as_int(frequency, "frequency")
+    key = skeleton(keyword.strip())
+    generous = skeleton(text).count(key) if key else 0
+    return compare_bounded(len(whole_word(keyword).findall(text)), generous, relation, n)
+
+
+@instruction("keywords:forbidden_words", strict_mode=True)
+def forbidden_words(text: str, forbidden_words: list[str]) -> bool:
+    folded = skeleton(text)
+    return not any(whole_word(skeleton(w)).search(folded) for w in forbidden_words if w.strip())
+
+
+@instruction("keywords:letter_frequency", strict_mode=True)
+def letter_frequency(text: str, letter: str, let_frequency: int, let_relation: str) -> bool:
+    """At least: the letter as written; at most: the letter and its look-alikes (accented, other scripts)."""
+    n = as_int(let_frequency, "let_frequency")
+    stingy = text.lower().count(letter.lower())
+    key = skeleton(letter)
+    generous = skeleton(text).count(key) if key else 0
+    return compare_bounded(stingy, max(stingy, generous), let_relation, n)
 
 
 @instruction("length_constraints:number_words", strict_mode=True)
 def number_words(text: str, num_words: int, relation: str) -> bool:
-    n = as_int(num_words, "num_words")
+    return compare_bounded(len(words(text)), len(runs(text)), relation, as_int(num_words, "num_words"))
+
+
+@instruction("length_constraints:number_sentences", strict_mode=True)
+def number_sentences(text: str, num_sentences: int, relation: str) -> bool:
+    n = as_int(num_sentences, "num_sentences")
     validate_relation(relation)
-    return compare(splitting.count_lettered_words(text), relation, n)
+    found = splitting.sentences(text)
+    return compare_bounded(sum(1 for s in found if has_word(s)), len(found), relation, n)
 
 
-@instruction("detectable_format:json_format", strict_mode=True)
-def json_format(text: str) -> bool:
-    try:
-        value = json.loads(strip_json_fence(text), parse_constant=_reject_constant)
-    except ValueError:
-        return False
-    return isinstance(value, (dict, list))
-
-
-def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not standard JSON")
-
-
-@instruction("detectable_format:number_bullet_lists", strict_mode=True)
-def number_bullet_lists(text: str, num_bullets: int) -> bool:
-    return len(_STAR_OR_DASH_BULLET.findall(text)) == as_int(num_bullets, "num_bullets")
-
-
-@instruction("detectable_format:constrained_response", strict_mode=True)
-def constrained_response(text: str, options: list[str] | None = None) -> bool:
-    text = text.strip()
-    return sum(option in text for option in dict.fromkeys(options or YES_NO_MAYBE)) == 1
+@instruction("change_case:capital_word_frequency", strict_mode=True)
+def capital_word_frequency(text: str, capital_frequency: int, capital_relation: str) -> bool:
+    n = as_int(capital_frequency, "capital_frequency")
+    validate_relation(capital_relation)
+    capitals = [token for token in splitting.word_tokens(text) if token.isupper()] if text.strip() else []
+    return compare_bounded(sum(1 for token in capitals if is_word(token)), len(capitals), capital_relation, n)
 
 
 @instruction("punctuation:no_comma", strict_mode=True)
 def no_comma(text: str) -> bool:
-    return COMMAS.isdisjoint(text)
-
-
-@instruction("combination:two_responses", strict_mode=True)
-def two_responses(text: str) -> bool:
-    parts = [part.strip() for part in text.split(_TWO_RESPONSES)]
-    return len(parts) == 2 and all(parts) and parts[0] != parts[1]
-
-
-@instruction("length_constraints:number_paragraphs", strict_mode=True)
-def number_paragraphs(text: str, num_paragraphs: int, divider: str = "***") -> bool:
-    parts = re.split(r"\s?" + re.escape(divider) + r"\s?", text)
-    return all(part.strip() for part in parts) and len(parts) == as_int(num_paragraphs, "num_paragraphs")
+    return COMMAS.isdisjoint(text) and not _DETACHED_CEDILLA.search(text)
