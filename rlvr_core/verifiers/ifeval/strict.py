@@ -33,13 +33,14 @@ from rlvr_core.verifiers.ifeval.visible import has_word, is_word, runs, skeleton
 # Every comma and comma look-alike: ASCII, Armenian, Arabic (and its decimal and thousands separators), NKo,
 # Ethiopic, Mongolian, the turned/raised/reversed/medieval/stacked forms, ideographic, Lisu, Vai, Bamum, the
 # presentation forms, small, fullwidth and halfwidth ideographic, Newa, Medefaidrin, SignWriting, the digit-comma
-# ligatures, the low-9 quotation marks, the cedilla, the combining comma below, the Greek lower numeral sign and
+# ligatures, the low-9 quotation marks and ornaments, the APL comma bar, the cedilla, the combining comma below, the Greek lower numeral sign and
 # the modifier low acute and grave accents.
 COMMAS = frozenset(
     chr(code) for code in (
         0x2C, 0x55D, 0x60C, 0x66B, 0x66C, 0x7F8, 0x1363, 0x1802, 0x1808, 0x2E32, 0x2E34, 0x2E41, 0x2E49, 0x2E4C,
         0x3001, 0xA4FE, 0xA60D, 0xA6F5, 0xFE10, 0xFE11, 0xFE50, 0xFE51, 0xFF0C, 0xFF64, 0x1144D, 0x1145A, 0x16E97,
-        0x1DA87, *range(0x1F101, 0x1F10B), 0x201A, 0x201E, 0xB8, 0x326, 0x375, 0x2CF, 0x2CE,
+        0x1DA87, *range(0x1F101, 0x1F10B), 0x201A, 0x201E, 0x275F, 0x2760, 0x1F678, 0x236A, 0xB8, 0x326, 0x375,
+        0x2CF, 0x2CE,
     )
 )
 # NFKC turns a spacing cedilla into a space and a combining cedilla: one that sits on no letter is a comma.
