@@ -67,6 +67,7 @@ from rlvr_core.verifiers.math.parse import (
     parse,
 )
 from rlvr_core.verifiers.math.percent import readings, split_percent
+from rlvr_core.verifiers.math.units import split_unit
 from rlvr_core.verifiers.math.symbolic import (
     NotFinite,
     NotMath,
@@ -108,10 +109,23 @@ def judge(gold: str, pred: str, time_limit_s: float = TIME_LIMIT_S, percent_gold
     """Compare a gold answer and an extracted prediction; never raises on model output.
 
     `percent_gold`: the problem asks for a percentage, so a plain-number gold
-    is one (gold 25 is 25%, and accepts `25` and `25%`).
+    is one (gold 25 is 25%, and accepts `25` and `25%`). Units are compared
+    when the gold names one (`math_units`).
     """
     if len(pred) > MAX_ANSWER_CHARS:
         return Verdict("unparsed", f"answer longer than {MAX_ANSWER_CHARS} characters")
+    converted = _convert_units(gold, pred)
+    if isinstance(converted, Verdict):
+        return converted
+    gold, pred, unit = converted
+    verdict = _judge_values(gold, pred, time_limit_s, percent_gold)
+    if unit and verdict.status == "wrong":
+        return Verdict("wrong", f"{verdict.how}, compared in {unit}")
+    return verdict
+
+
+def _judge_values(gold: str, pred: str, time_limit_s: float, percent_gold: bool) -> Verdict:
+    """`judge` once units are dealt with."""
     g = normalize(gold)
     p = normalize(pred)
     if not p:
@@ -152,6 +166,30 @@ def judge(gold: str, pred: str, time_limit_s: float = TIME_LIMIT_S, percent_gold
         return Verdict("wrong", "too deeply nested")
     except Exception as exc:  # noqa: BLE001 - sympy raises many types on odd input: fail closed
         return Verdict("wrong", f"not comparable ({type(exc).__name__})")
+
+
+def _convert_units(gold: str, pred: str) -> tuple[str, str, str] | Verdict:
+    """(gold, prediction, the gold's unit or "") without units, the prediction converted to the gold's unit.
+
+    Only a gold that names a physical unit makes the prediction's unit matter
+    (`math_units`); a unit of another dimension is "wrong".
+    """
+    g_core, g_unit = split_unit(gold)
+    p_core, p_unit = split_unit(pred)
+    if g_unit is None or p_unit is None:
+        return g_core, p_core, ""
+    if (g_unit.dimension, g_unit.power) != (p_unit.dimension, p_unit.power):
+        return Verdict("wrong", f"unit: {p_unit.name!r} does not measure what the gold's {g_unit.name!r} does")
+    ratio = p_unit.factor / g_unit.factor
+    if ratio == 1:
+        return g_core, p_core, g_unit.name
+    value = as_number(normalize(p_core))
+    if isinstance(value, Fraction):
+        value *= ratio
+        return g_core, str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}", g_unit.name
+    if "," in p_core or ";" in p_core:
+        return Verdict("wrong", f"unit: a list in {p_unit.name!r} is not converted to the gold's {g_unit.name!r}")
+    return g_core, f"\\frac{{{ratio.numerator}}}{{{ratio.denominator}}}\\cdot({p_core})", g_unit.name
 
 
 def compare(gold: str, pred: str) -> tuple[bool, str]:
