@@ -138,9 +138,10 @@ def markup_text(text: str) -> str:
 View = Callable[[str], str]
 
 # Latin letters and the letters of other scripts drawn the same (Unicode's confusables for a-z, abridged to the
-# letters a reader cannot tell apart in running text): Cyrillic, Greek, Armenian, Cherokee, Latin small capitals.
+# letters a reader cannot tell apart in running text): Cyrillic, Greek, Armenian, Cherokee, Latin small capitals,
+# and the forms NFKC gives some of them (the lunate sigma "ϲ" becomes "ς").
 _CONFUSABLES = str.maketrans({
-    **dict.fromkeys("аαɑ⍺", "a"), **dict.fromkeys("ЬЪ", "b"), **dict.fromkeys("сϲⅽᴄ", "c"), **dict.fromkeys("ԁⅾ", "d"),
+    **dict.fromkeys("аαɑ⍺", "a"), **dict.fromkeys("ЬЪ", "b"), **dict.fromkeys("сϲςⅽᴄ", "c"), **dict.fromkeys("ԁⅾ", "d"),
     **dict.fromkeys("еєҽ", "e"), **dict.fromkeys("ɡց", "g"), **dict.fromkeys("һհ", "h"),
     **dict.fromkeys("іιɩӏⅰı", "i"), **dict.fromkeys("јϳ", "j"), **dict.fromkeys("кκᴋ", "k"), **dict.fromkeys("ⅼ", "l"),
     **dict.fromkeys("ⅿ", "m"), **dict.fromkeys("ոռ", "n"), **dict.fromkeys("оοօσᴏ", "o"), **dict.fromkeys("рρ", "p"),
