@@ -59,7 +59,7 @@ REFUSED = [
     ("1", "$\\boxed{1}\\frac{1}{2}$", "partial box"),  # the whole part of a mixed number
     ("5", "$(\\boxed{5})^2$", "partial box"),  # brackets that hold only the box, then a power
     ("5", "$\\overline{\\boxed{5}}$", "partial box"),
-    ("5", "\\sout{\\boxed{5}}", "partial box"),  # struck out with a command
+    ("5", "\\sout{\\boxed{5}}", "negated"),  # struck out with a command (issue 42: named as a negation)
     # invented: words that make the boxed number part of a larger value
     ("5", "The answer is minus \\boxed{5}.", "partial box"),
     ("5", "The answer is negative \\boxed{5}.", "partial box"),

@@ -24,7 +24,7 @@ from rlvr_core.verifiers.math.scan import find_boxes, math_spans
          ("10,455", "final-answer")),
         # Minerva sentences that are not "The final answer is X"
         ("Final Answer: The largest $n$ is 34.", ("34", "final-answer")),
-        ("Final Answer: Jane started growing Sphere 3 hours ago. I hope it is correct.", ("3", "final-answer")),
+        ("Final Answer: Jane started growing Sphere 3 hours ago. I hope it is correct.", ("3 hours", "final-answer")),  # the unit is kept
         ("Final Answer: The final answer is 7.78.", ("7.78", "final-answer")),
         # "the answer is" after a box is a check, not a new answer; before any box it counts
         ("\\boxed{3}\n\nLet me double-check the answer: 3^2 = 9.", ("3", "boxed")),
@@ -66,10 +66,10 @@ def test_adjacent_boxes_join_into_one_list(completion: str, expected: str) -> No
         ("The solutions are $x = -2$ and $x = 1$.", "x = -2, x = 1"),
         ("It costs $1,234 total", "1,234"),  # "$" before a digit is currency, not math
         ("Soucis : 2,74 $ a..", "2,74"),  # ... and after a number too
-        ("the number is not 10 which is 1,000.99m\u00b2", "1,000.99"),  # a unit glued to the number
+        ("the number is not 10 which is 1,000.99m\u00b2", "1,000.99 m\u00b2"),  # a unit glued to the number, kept for comparison
         ("so we get \\frac{1}{2} in the end", "\\frac{1}{2}"),  # a bare LaTeX fraction is read whole
         ("so x^2 = 9", "9"),  # the exponent is not a stated number
-        ("After 3 hours it holds 12 liters, so it is not 15.", "12"),  # a negated number is skipped
+        ("After 3 hours it holds 12 liters, so it is not 15.", "12 liters"),  # a negated number is skipped
         ("Therefore, the probability is 2/3. <|im_start|>user", "2/3"),
     ],
 )

@@ -38,7 +38,6 @@ FALSE_NEGATIVES = [
     ("|x|", "\\boxed{\\sqrt{x^2}}"),
     ("\\sqrt{x^2}", "\\boxed{|x|}"),
     # issue 28 (formatting macros, a zero-width space, unicode forms)
-    ("5", "\\boxed{\\cancel{5}}"),
     ("5", "\\boxed{\\color{red}{5}}"),
     ("5", "\\boxed{\\color{red}5}"),
     ("7", "\\boxed{\\textcolor{blue}{7}}"),
@@ -71,6 +70,8 @@ def test_a_correct_answer_written_this_way_is_rewarded(gold: str, completion: st
 
 
 RULES = [
+    # issue 42 reverses an issue 28 row (a cancelled answer was read as formatting): a struck-out answer is negated
+    ("5", "\\boxed{\\cancel{5}}", "unparsed"),
     # issue 28 (percent dropped instead of divided): 0.5% is not 0.5
     ("0.5", "\\boxed{0.5\\%}", "wrong"),
     # invented: a gold percentage compares in percent; a whole percent may be its own number (Math-Verify's reading)

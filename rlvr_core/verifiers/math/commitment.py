@@ -6,13 +6,19 @@ refused, with the reason as its name, when:
 
 - "partial box": the box is only part of the expression it stands in
   (`$-\\boxed{5}$`, `$\\sqrt{\\boxed{4}}$`, `$\\boxed{12}\\sqrt{3}$`,
-  `$\\boxed{5}^{-1}$`, `$2\\boxed{5}$`). A box may stand after `=`, a relation,
-  an arrow, a colon or a comma, or in prose; units, a percent or a degree
-  sign may follow it (the percent and degree signs become part of the answer);
-- "negated": the answer is stated as what it is not ("is not $\\boxed{5}$",
-  "$x \\ne \\boxed{5}$", "\\boxed{5} is wrong");
+  `$\\boxed{5}^{-1}$`, `$2\\boxed{5}$`), or a multiplier, a power or more
+  digits attached to it make its value (`\\boxed{5}\\text{ thousand}`,
+  `\\boxed{5},000`, `\\boxed{5} k`, `\\boxed{5} \\times 10^3`, `\\boxed{5}e3`,
+  "\\boxed{5} to the power of 2", "three times \\boxed{5}"). A box may
+  stand after `=`, an arrow, a colon or a comma, or in prose; units, a
+  percent or a degree sign may follow it (they become part of the answer:
+  the percent and degree signs as its value, a physical unit for
+  `math_units` to compare);
 - "hedge": the answer is a question ("7?") or comes with an alternative
   ("5 or maybe 7", "\\boxed{5}. Or perhaps 6", "5, possibly 7").
+
+Negations, bounds and disowning words around the answer are
+`math_qualifiers`; what the text after it says is `math_tail`.
 
 Several values joined only by "and", "or" and commas are not refused here:
 they are a list, and a list never equals a single gold ("several answers").
@@ -24,6 +30,8 @@ does not grow with the completion.
 from __future__ import annotations
 
 import re
+
+from rlvr_core.verifiers.math.units import SHORT_NAMES, UNIT_PHRASE
 
 _WINDOW = 60
 _HEDGE_WINDOW = 200
@@ -42,29 +50,39 @@ _COMMAND_TAIL = re.compile(r"\\([A-Za-z]+)$")
 _COMMAND_HEAD = re.compile(r"\\([A-Za-z]+)")
 # What may follow a box and becomes part of its answer: a percent or a degree sign (or the word percent).
 _SUFFIX = re.compile(
-    r"[ \t]*(\\?%|\^\s*\{?\s*\\circ\s*\}?|\\circ(?![A-Za-z])|\\degree(?![A-Za-z])|\u00b0|percent(?![A-Za-z]))", re.IGNORECASE
+    r"[ \t]*(\\?%|\^\s*\{?\s*\\circ\s*\}?|\\circ(?![A-Za-z])|\\degree(?![A-Za-z])|\u00b0|per\s?cent(?![A-Za-z]))", re.IGNORECASE
+)
+# A physical unit after a box (and its closing math delimiter), which `math_units` compares against a gold's unit.
+_UNIT_SUFFIX = re.compile(
+    rf"(?:[ \t~]|\\[,;:! ])*(?:\$+|\\\))?(?:[ \t~]|\\[,;:! ])*"
+    rf"(?:\\(?:text|mathrm|mbox|textrm|textnormal)\s*\{{\s*~?\s*({UNIT_PHRASE})\s*\}}(\s*\^\s*\{{?\s*[23]\s*\}}?)?|({UNIT_PHRASE}))",
+    re.IGNORECASE,
+)
+_UNIT_END = re.compile(r"\s*(?:[.,;:!?)\]]|\$|\n|$)")
+# A multiplier or more digits attached after a box make its value: "\\boxed{5}\\text{ thousand}", "\\boxed{5},000".
+_MULTIPLIER_AFTER = re.compile(
+    r"(?:[ \t~]|\\[,;:! ]|\\q?quad(?![A-Za-z]))*(?:\$+|\\\))?(?:[ \t~]|\\[,;:! ])*(?:"
+    r"(?:\\(?:text|mathrm|mbox|textrm|textnormal|operatorname)\s*\{\s*)?(?:thousands?|millions?|billions?|trillions?|"
+    r"hundreds?|dozens?|lakhs?|crores?|k|K|M|bn|mn|per\s+mille|permille|basis\s+points?|bps|ppm|ppb)(?![A-Za-z])"
+    r"|(?:,|'|\u2019|\\!\s*|\{,\})[0-9]{3}(?![0-9])|,[ \t]*0[0-9]{2}(?![0-9])"
+    r"|(?:x|X|\*|\u00d7|\\times|\\cdot)\s*\{?\s*10\b|[eE][+-]?[0-9])"
 )
 # Words that make a boxed number part of a larger value: "minus \\boxed{5}", "\\boxed{5} thousand", "\\boxed{5} times 2".
-_WORD_BEFORE = re.compile(r"\b(?:minus|negative|plus|times|over|root|of|twice|double|triple|half|reciprocal)$", re.IGNORECASE)
+_WORD_BEFORE = re.compile(
+    r"\b(?:minus|negative|plus|times|over|root|of|twice|thrice|double|triple|quadruple|half|reciprocal|inverse)$", re.IGNORECASE
+)
+_NUMBER_WORD = r"(?:a\s+|one\s+)?(?:ten|hundred|thousand|million|billion|two|three|four|five|six|seven|eight|nine|half|third|quarter|dozen)\b"
 _WORD_AFTER = re.compile(
-    r"(?:squared|cubed|factorial|thousand|million|billion|trillion|hundred|dozen)\b"
-    r"|(?:times|plus|minus|over|divided\s+by|multiplied\s+by|to\s+the)\s+(?:\$|\\\(|-?[0-9]|\\boxed)",
+    r"(?:squared|cubed|factorial|thousands?|millions?|billions?|trillions?|hundreds?|dozens?)\b"
+    r"|(?:times|plus|minus|over|divided\s+by|multiplied\s+by|to\s+the(?:\s+power(?:\s+of)?)?|raised\s+to(?:\s+the(?:\s+power(?:\s+of)?)?)?"
+    rf"|more\s+than|less\s+than)\s+(?:\$|\\\(|-?[0-9]|\\boxed|{_NUMBER_WORD})"
+    r"|to\s+the\s+power|raised\s+to",
     re.IGNORECASE,
 )
 _UNIT_WORD = re.compile(
     r"(?:cm|mm|km|m|kg|g|mg|s|ms|h|hr|hrs|min|ml|l|ft|in|mi|lb|lbs|oz|units?|dollars?|cents?|degrees?|meters?|"
     r"square|cubic|inches|feet|miles|hours?|minutes?|seconds?|days?|years?)(?![A-Za-z])"
 )
-_NEGATION_BEFORE = re.compile(
-    r"(?:\bnot|n't|\bcannot|\bnever|\\neq?(?![A-Za-z])|\\not\s*=|\u2260)(?:\s+(?:be|been|equal|equals|equal\s+to))?[\s:]*$",
-    re.IGNORECASE,
-)
-_NEGATION_AFTER = re.compile(
-    r"\s*(?:\$+|\\\)|\\\])?[\s,;:!.\-\u2013\u2014]*(?:\(\s*)?(?:(?:is|was|would\s+be|seems)\s+(?:not\b|wrong|incorrect|false|invalid|a\s+mistake)"
-    r"|(?:wrong|incorrect)\b|[\u2717\u2718\u274c])",
-    re.IGNORECASE,
-)
-_STRUCK_OUT = re.compile(r"~~\s*$")  # markdown strike-through: "~~\\boxed{5}~~"
 _QUESTION_AFTER = re.compile(r"\s*(?:\$+|\\\)|\\\])?\s*\(?\s*\?")
 # An alternative offered after the answer: a hedge word, then (a few words at most, then) another value.
 # "or" only right after the answer ("\\boxed{5} or 7", "5. Or 7"); the others anywhere in its paragraph.
@@ -89,24 +107,31 @@ def box_refusal(text: str, start: int, end: int, in_math: bool) -> str | None:
         return f"partial box: {left} before it"
     suffix = _SUFFIX.match(text, end)
     after_start = suffix.end() if suffix else end
+    multiplier = _MULTIPLIER_AFTER.match(text, after_start, after_start + _WINDOW)
+    if multiplier:
+        return f"partial box: {multiplier.group(0).strip()!r} after it makes its value"
     after = text[after_start : after_start + _WINDOW]
     right = _right_problem(after, in_math)
     return f"partial box: {right} after it" if right else None
 
 
-def suffix_after(text: str, end: int) -> str:
-    """A percent or degree sign written right after a box (`\\boxed{50}\\%`), which belongs to its answer."""
+def suffix_after(text: str, end: int) -> tuple[str, int]:
+    """(what follows a box and belongs to its answer, where that ends): a percent or degree sign, a physical unit.
+
+    `\\boxed{50}\\%` is 50%, `$\\boxed{5}$ cm` is 5 cm. A short unit name ("m", "in") counts only
+    where the clause ends after it ("\\boxed{5} in total" holds no unit).
+    """
+    shown = ""
     suffix = _SUFFIX.match(text, end)
-    return suffix.group(1) if suffix else ""
-
-
-def negated(text: str, start: int, end: int) -> bool:
-    """Whether the answer at text[start:end] is stated as what it is not (or struck out)."""
-    before = text[max(0, start - _WINDOW) : start]
-    if _STRUCK_OUT.search(before):
-        return True
-    before = re.sub(r"(?:\$+|\\\(|\\\[|\*\*|\s)+$", "", before)
-    return bool(_NEGATION_BEFORE.search(before)) or bool(_NEGATION_AFTER.match(text, end, end + _WINDOW))
+    if suffix:
+        shown, end = suffix.group(1), suffix.end()
+    unit = _UNIT_SUFFIX.match(text, end, end + _WINDOW)
+    if unit:
+        name = unit.group(1) or unit.group(3)
+        if unit.group(1) or name.lower() not in SHORT_NAMES or _UNIT_END.match(text, unit.end()):
+            shown += f" \\text{{{name}}}{(unit.group(2) or '').strip()}"
+            end = unit.end()
+    return shown, end
 
 
 def hedged_after(text: str, end: int) -> bool:

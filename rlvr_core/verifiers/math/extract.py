@@ -49,15 +49,13 @@ import re
 
 from dataclasses import dataclass
 
-from rlvr_core.verifiers.math.commitment import (
-    box_refusal,
-    hedged_after,
-    hedged_between,
-    hedged_phrase,
-    negated,
-    suffix_after,
-)
+from rlvr_core.verifiers.math.addressed import addressed_to_grader
+from rlvr_core.verifiers.math.commitment import box_refusal, hedged_after, hedged_between, hedged_phrase, suffix_after
+from rlvr_core.verifiers.math.masking import mask_code
+from rlvr_core.verifiers.math.qualifiers import qualified_after, qualified_before, struck_out
 from rlvr_core.verifiers.math.scan import Box, Span, find_boxes, math_spans, undouble_box_backslashes
+from rlvr_core.verifiers.math.tail import later_refusal
+from rlvr_core.verifiers.math.units import SHORT_NAMES, UNIT_PHRASE
 from rlvr_core.verifiers.reasoning import strip_think
 
 _WINDOW = 500  # characters read after an "answer" anchor
@@ -104,6 +102,17 @@ _BOX_GAP_NAME = re.compile(r"[\s,;]*(?:(?:and|or)\s+)?[A-Za-z](?:_\{?[0-9A-Za-z]
 _LEADING_CHOICE = re.compile(r"\s*(?:\*\*)?\(?([A-E])(?:\)|\.|:)")  # "A. Because ..." / "(B) ..." opens with its choice
 _NEGATED = re.compile(r"(?:\bnot|n't|\\neq?)\s*\$?\s*$", re.IGNORECASE)
 _ONE_WORD = re.compile(r"\(?[A-Za-z]+\)?")
+# Chat-template markers: a turn ends there, and whatever follows ("<|im_start|>system ...") is not the model's answer.
+_END_OF_TURN = re.compile(
+    r"<\|(?:im_start|im_end|endoftext|eot_id|end|start_header_id|end_of_text|user|assistant|system)\|>|</s>|\[/?INST\]|<</?SYS>>"
+    r"|^#{2,4}\s*(?:Instruction|Input|Human|User)\s*:?\s*$",
+    re.MULTILINE,
+)
+_CHECK = re.compile(r"\b(?:check\w*|verif\w*|confirm\w*|plug\w*|substitut\w*|test\w*)\b", re.IGNORECASE)
+_RELATION = re.compile(r"=|<|>|\\[lg]e|\\neq?")
+# A physical unit after a prose number ("5 cm", "300 minutes"): kept with the number for `math_units`.
+_SPACED_UNIT = re.compile(rf"[ \t]+({UNIT_PHRASE})", re.IGNORECASE)
+_UNIT_END = re.compile(r"\s*(?:[.,;:!?)\]]|\$|\n|$)")
 
 
 @dataclass(frozen=True)
@@ -153,7 +162,12 @@ def extract(completion: str, trusted: bool = False) -> Extraction:
     text = strip_think(completion)
     if text is None:
         return Extraction(None, refusal="unclosed think: a <think> block never ends")
-    text = undouble_box_backslashes(text.translate(_INVISIBLE))
+    text = undouble_box_backslashes(_own_turn(text).translate(_INVISIBLE))
+    if not trusted:
+        addressed = addressed_to_grader(text)
+        if addressed:
+            return Extraction(None, refusal=f"addressed to the grader: {addressed[:60]!r}")
+    text = mask_code(text)
     boxes, unclosed_box = find_boxes(text)
     spans, broken = math_spans(text)
     candidates: list[_Candidate] = []
@@ -178,7 +192,12 @@ def extract(completion: str, trusted: bool = False) -> Extraction:
         final = max(candidates, key=lambda c: c.anchor)
         if unclosed_box is not None and unclosed_box > final.anchor:
             return Extraction(None, refusal="unclosed box: a later \\boxed{ never closes")
-        return Extraction(final.answer, final.rule) if trusted else _committed(text, final)
+        if trusted:
+            return Extraction(final.answer, final.rule)
+        later = _last_anchored(text, _ANSWER, "answer-is")
+        if later is not None and later.anchor >= final.end and not _is_check(text, later):
+            final = later  # a later explicit answer statement is the last one the completion commits to
+        return _committed(text, final, spans)
     if unclosed_box is not None:
         return Extraction(None, refusal="unclosed box: a \\boxed{ never closes")
 
@@ -188,22 +207,40 @@ def extract(completion: str, trusted: bool = False) -> Extraction:
     limit = len(text) if broken is None else broken
     found = _last_item(text, 0, limit, spans)
     if found is not None:
-        return Extraction(found.answer, found.rule) if trusted else _committed(text, found)
+        return Extraction(found.answer, found.rule) if trusted else _committed(text, found, spans)
     choice = _LEADING_CHOICE.match(text)
     if choice:
         return Extraction(choice.group(1), "choice")
     return Extraction(None, refusal="no answer: no box, answer statement or number")
 
 
-def _committed(text: str, found: _Candidate) -> Extraction:
-    """The candidate as the answer, unless it is refused (negated, hedged, a partial box)."""
-    if negated(text, found.start, found.end):
-        return Extraction(None, found.rule, f"negated: the answer {found.answer[:40]!r} is stated as what it is not")
-    if found.refusal:
-        return Extraction(None, found.rule, found.refusal)
-    if hedged_after(text, found.end):
-        return Extraction(None, found.rule, f"hedge: {found.answer[:40]!r} is asked, or followed by an alternative")
+def _own_turn(text: str) -> str:
+    """The text before the first end-of-turn marker that follows some text: what comes after it is another turn."""
+    marker = _END_OF_TURN.search(text)
+    while marker is not None and not text[: marker.start()].strip():
+        marker = _END_OF_TURN.search(text, marker.end())
+    return text if marker is None else text[: marker.start()]
+
+
+def _committed(text: str, found: _Candidate, spans: list[Span]) -> Extraction:
+    """The candidate as the answer, unless it is refused: qualified by the words around it (negated, a bound,
+    disowned), a partial box, struck out, hedged, or taken back by the text after it (`math_tail`)."""
+    reason = qualified_before(text, found.start) or qualified_after(text, found.end) or found.refusal
+    if not reason and struck_out(found.answer):
+        reason = f"negated: the answer {found.answer[:40]!r} is struck out"
+    if not reason and hedged_after(text, found.end):
+        reason = f"hedge: {found.answer[:40]!r} is asked, or followed by an alternative"
+    if not reason:
+        reason = later_refusal(text, found.end, found.answer, _items(text, found.end, len(text), spans))
+    if reason:
+        return Extraction(None, found.rule, reason[:300])
     return Extraction(found.answer, found.rule)
+
+
+def _is_check(text: str, found: _Candidate) -> bool:
+    """Whether an "answer" statement checks a computation ("let me double-check the answer: 3^2 = 9")."""
+    sentence = _SENTENCE_END.split(text[max(0, found.anchor - _GAP) : found.anchor])[-1]
+    return bool(_CHECK.search(sentence)) and bool(_RELATION.search(found.answer))
 
 
 def _hash_candidate(text: str) -> _Candidate | None:
@@ -219,20 +256,35 @@ def _hash_candidate(text: str) -> _Candidate | None:
     refusal = "hedge: the #### line offers alternatives" if _HEDGE_WORD.search(line) else ""
     if not answer:
         answer, refusal = line, refusal
+    elif answer != line:  # the explanation after the value may hold its unit, or make it a bound or a negation
+        unit = _unit_at(line, len(answer))
+        if unit:
+            answer += " " + unit.group(1)
+        refusal = refusal or qualified_after(line, len(answer) if not unit else unit.end()) or ""
     return _Candidate(last.start(), last.start(1), last.end(), _strip_delimiters(answer), "####", refusal)
 
 
 def _leading_answer(line: str) -> str | None:
     """The value a `####` line opens with, before an explanation: "18 (because 3*6=18)" -> "18"."""
     cut = _EXPLANATION.search(line)
-    head = line[: cut.start()].strip() if cut else line
-    return head if head and _is_mathy(head) else None
+    head = line[: cut.start()].rstrip() if cut else line
+    return head if head.strip() and _is_mathy(head) else None
+
+
+def _unit_at(text: str, position: int) -> re.Match[str] | None:
+    """A physical unit written after a value at `position` ("5 cm", "300 minutes"); a short name ("m", "in")
+    only where the clause ends after it."""
+    unit = _SPACED_UNIT.match(text, position)
+    if unit and unit.group(1).lower() in SHORT_NAMES and not _UNIT_END.match(text, unit.end()):
+        return None
+    return unit
 
 
 def _box_candidate(text: str, group: list[Box], previous: Box | None, spans: list[Span]) -> _Candidate | None:
-    """The joined boxes as one answer, each box's percent or degree sign included, each box checked whole."""
+    """The joined boxes as one answer, each box's percent or degree sign and unit included, each box checked whole."""
     starts = [span.start for span in spans]
     parts = []
+    end = group[-1].end
     for box in group:
         i = bisect.bisect_right(starts, box.start) - 1
         in_math = i >= 0 and spans[i].end > box.start
@@ -240,14 +292,15 @@ def _box_candidate(text: str, group: list[Box], previous: Box | None, spans: lis
         if refusal:
             answer = ", ".join(b.content.strip() for b in group)
             return _Candidate(group[-1].start, group[0].start, group[-1].end, answer, "boxed", refusal)
-        parts.append(box.content.strip() + suffix_after(text, box.end))
+        suffix, end = suffix_after(text, box.end)
+        parts.append(box.content.strip() + suffix)
     answer = ", ".join(parts)
     if not answer.strip(", "):
         return None
     refusal = ""
     if previous is not None and hedged_between(text[previous.end : group[0].start][:_GAP]):
         refusal = f"hedge: {answer[:40]!r} is offered as an alternative to {previous.content[:20]!r}"
-    return _Candidate(group[-1].start, group[0].start, group[-1].end, answer, "boxed", refusal)
+    return _Candidate(group[-1].start, group[0].start, end, answer, "boxed", refusal)
 
 
 def _joined_boxes(text: str, boxes: list[Box]) -> list[Box]:
@@ -319,7 +372,8 @@ def _phrase(window: str, final: bool) -> tuple[str, int, int, str] | None:
         phrase = _CLAUSE.split(phrase, maxsplit=1)[0]
     item = _last_item(phrase, 0, len(phrase), math_spans(phrase)[0])
     if item is not None:
-        return item.answer, lead, lead + end, item.refusal
+        refusal = item.refusal or qualified_before(phrase, item.start) or qualified_after(phrase, item.end) or ""
+        return item.answer, lead, lead + end, refusal
     if _ONE_WORD.fullmatch(phrase) and phrase.lstrip("(")[:1].isupper():  # "Evelyn", "(B)"; not "correct"
         return phrase, lead, lead + end, ""
     return None
@@ -362,14 +416,23 @@ def _items(text: str, start: int, end: int, spans: list[Span]) -> list[tuple[int
 def _numbers(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
     """Prose numbers and bare LaTeX fractions/roots in text[start:end] (outside math spans), in order."""
     found = [(m.start(), m.end(), m.group(0)) for m in _FRAGMENT.finditer(text, start, end)]
-    taken = [(a, b) for a, b, _ in found]
+    taken_starts = [a for a, _, _ in found]  # fragments do not overlap: bisection finds the one a number may be in
     for match in _NUMBER.finditer(text, start, end):
         unit = match.group(1)
         if unit and unit.lower() not in _UNITS_AFTER_NUMBER:
             continue  # "3x", "2nd": not a stated number
-        if text[match.end() : match.end() + 1] == "}" or any(a <= match.start() < b for a, b in taken):
+        i = bisect.bisect_right(taken_starts, match.start()) - 1
+        if text[match.end() : match.end() + 1] == "}" or (i >= 0 and found[i][1] > match.start()):
             continue  # inside a LaTeX argument: "x^{2}", "\\frac{1}{2}"
-        found.append((match.start(), match.end(), match.group(0)[: len(match.group(0)) - len(unit)].strip()))
+        number = match.group(0)[: len(match.group(0)) - len(unit)].strip()
+        stop = match.end()
+        if unit and unit.lower() not in SHORT_NAMES:
+            number += " " + unit  # "10cm": the unit is kept for comparison
+        elif not unit:
+            spaced = _unit_at(text, match.end())
+            if spaced and spaced.end() <= end:
+                number, stop = f"{number} {spaced.group(1)}", spaced.end()
+        found.append((match.start(), stop, number))
     return sorted(found)
 
 

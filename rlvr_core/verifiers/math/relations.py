@@ -13,7 +13,10 @@ Two equations that are not constant multiples may still have the same
 solutions: `\\frac1y+\\frac1x=2` and `y=\\frac{x}{2x-1}`. They agree when, for a
 variable both contain, sympy's `solve` gives each the same finite set of
 solutions (at most `MAX_SOLVE_SYMBOLS` variables, under the comparison's time
-limit; anything sympy cannot solve is unproved, so not equal).
+limit; anything sympy cannot solve is unproved, so not equal), and both are
+defined over the reals at the same points of those solutions: `x = y` and
+`\\sqrt{x} = \\sqrt{y}` differ (the second needs x >= 0), and so do `x = y`
+and `\\ln x = \\ln y` (`_same_real_domain`).
 
 `false_link` checks that a prediction is true as written: in an equality
 chain, every side without a variable must have the same value
@@ -163,11 +166,68 @@ def _same_solutions(g_expr, p_expr) -> bool:  # noqa: ANN001
         except Exception:  # noqa: BLE001 - not solvable for this variable: try the next
             continue
         if not g_solutions or not p_solutions:
+            if g_solutions or p_solutions:
+                return False  # one has solutions for this variable, the other none
             continue
         # solved for one variable, the two solution sets decide: the other variables need not be tried
-        return len(g_solutions) == len(p_solutions) and all(any(equal(a, b) for b in p_solutions) for a in g_solutions) \
+        same = len(g_solutions) == len(p_solutions) and all(any(equal(a, b) for b in p_solutions) for a in g_solutions) \
             and all(any(equal(a, b) for a in g_solutions) for b in p_solutions)
+        return same and _same_real_domain(g_expr, p_expr, symbol, g_solutions)
     return False
+
+
+_SAMPLES = ("-7/3", "-5", "-1/2", "2/5", "3", "11/4")  # values of the other variables, of both signs
+
+
+def _same_real_domain(g_expr, p_expr, symbol, solutions) -> bool:  # noqa: ANN001
+    """Whether the two equations are defined, over the reals, at the same points of their common solutions.
+
+    `\\sqrt{x} = \\sqrt{y}` has the solutions of `x = y` only where x >= 0: at a sampled point of the
+    solution curve (the other variables at values of both signs) where one side of either equation takes
+    a root of a negative number, the logarithm of a non-positive one or an inverse sine outside [-1, 1]
+    and the other's does not, they differ. A denominator that vanishes on isolated points is not
+    detected (`\\frac1y+\\frac1x=2` and `y=\\frac{x}{2x-1}` differ only at the origin).
+    """
+    import sympy
+
+    others = sorted((g_expr.free_symbols | p_expr.free_symbols) - {symbol}, key=lambda s: s.name)
+    for k, sample in enumerate(_SAMPLES):
+        point = {s: sympy.Rational(_SAMPLES[(k + i) % len(_SAMPLES)]) for i, s in enumerate(others)}
+        for solution in solutions:
+            try:
+                value = complex(solution.subs(point).evalf(30))
+            except (TypeError, ValueError, ZeroDivisionError):
+                continue
+            if abs(value.imag) > 1e-12:
+                continue  # no real solution here
+            full = {**point, symbol: sympy.nsimplify(solution.subs(point))}
+            if _real_defined(g_expr, full) != _real_defined(p_expr, full):
+                return False
+    return True
+
+
+def _real_defined(expr, point) -> bool:  # noqa: ANN001
+    """Whether every root, logarithm and inverse sine or cosine in `expr` is real at `point`."""
+    import sympy
+
+    for sub in sympy.preorder_traversal(expr):
+        if isinstance(sub, sympy.Pow) and not sub.exp.is_integer:
+            argument, low, high = sub.base, 0, None
+        elif isinstance(sub, sympy.log):
+            argument, low, high = sub.args[0], 0, None
+        elif isinstance(sub, (sympy.asin, sympy.acos)):
+            argument, low, high = sub.args[0], -1, 1
+        else:
+            continue
+        try:
+            value = complex(argument.subs(point).evalf(30))
+        except (TypeError, ValueError, ZeroDivisionError):
+            return False
+        if abs(value.imag) > 1e-12 or value.real < low or (high is not None and value.real > high):
+            return False
+        if isinstance(sub, sympy.log) and value.real == 0:
+            return False
+    return True
 
 
 def _constant_multiple(g_expr, p_expr, kind: str) -> bool:  # noqa: ANN001

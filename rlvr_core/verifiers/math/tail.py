@@ -1,0 +1,111 @@
+"""Step 1d of math verification: the text after the final answer may take it back or offer another value.
+
+The final answer is the last statement the completion commits to, so the
+text after it is read too (all of it, not a window: a retraction may come
+after any amount of filler). The answer is void when that text:
+
+- "disowned": disowns it ("ignore the box above", "the box is a placeholder",
+  "not my final answer": `math_addressed`);
+- "retracted": takes it back outright ("that's wrong", "I made a mistake",
+  "scratch that", "oops", "I miscounted"), or with a softer word ("wait",
+  "actually", "no,", "hmm", "on second thought", "instead", "should be",
+  "the correct answer") followed anywhere later by another value;
+- "hedge": offers another value, in the same sentence and close to it, with
+  a word that makes it an alternative or a condition: "also", "too", "as
+  well", "another", "either", "or", "otherwise", "instead", "unless", "in
+  which case", "if instead", "depending", "possible", "maybe", "might",
+  "could", "probably", "interpretation", "option", "candidate", or a
+  question mark ("though 7 is also possible", "unless I misread, in which
+  case 7", "7 works too"); "the smallest possible value" is a superlative,
+  not an alternative.
+
+Another value is a number or math span in that text that is not one of the
+answer's own values (compared after normalisation) and not a variable's
+name ("possible values for $B$"). A later sentence that
+repeats the answer, explains it, or states a fact with no value is read as
+it is; a later explicit answer statement ("the answer is 7") is a new
+candidate and is handled by extraction, which takes the last one.
+
+Each pattern is a fixed alternation without nested repetition, and every
+sentence and value is found in one pass (bisection after), so the cost is
+linear in the length of the text.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from rlvr_core.verifiers.math.addressed import disowned_after
+from rlvr_core.verifiers.math.normalize import normalize
+
+_STRONG = re.compile(
+    r"\b(?:(?:that|this|it|which|the\s+(?:above|previous|first|boxed)(?:\s+(?:answer|box|value|one))?|my\s+(?:\w+\s+)?answer)"
+    r"\s*(?:'s|is|was|are|were)\s+(?:\w+\s+)?(?:wrong|incorrect|false|invalid|a\s+mistake|an\s+error|not\s+(?:right|correct|it))"
+    r"|I\s+(?:have\s+)?(?:made|make)\s+(?:a|an)\s+(?:\w+\s+)?(?:mistake|error|slip)|(?:scratch|strike)\s+that|oops|whoops|my\s+bad"
+    r"|never\s*mind|take\s+(?:it|that)\s+back|retract(?:ed|ing|ion)?|correction\s*:|I\s+mis(?:read|calculated|counted|understood|typed)"
+    r"|miscalculat\w*|misread(?:ing)?|miscount\w*|typo)\b",
+    re.IGNORECASE,
+)
+_WEAK = re.compile(
+    r"\b(?:wait|actually|hmm+|hold\s+on|on\s+(?:second|further)\s+thought|no(?=\s*[,.:;!\u2014\-])|nope|instead(?!\s+of)"
+    r"|rather(?!\s+than)|I\s+meant?|let\s+me\s+(?:redo|recompute|recalculate|reconsider|correct|fix|revise|try\s+again|start\s+over)"
+    r"|recalculat\w*|recomput\w*|revis(?:e|ed|ing)|corrected|should\s+(?:be|have\s+been)|wrong|incorrect|mistakes?|error"
+    r"|(?:real|true|actual|right|correct|proper)\s+(?:answer|value|result|total|count|number))\b",
+    re.IGNORECASE,
+)
+_ALTERNATIVE = re.compile(
+    r"\b(?:also|too|as\s+well|equally|alternatively|alternative|another|otherwise|else|either|or|instead|unless"
+    r"|in\s+(?:which|that|this|either)\s+case|if\s+(?:instead|not|so|otherwise)"
+    r"|if\s+(?:the\s+problem|the\s+question|it|this|that|one|we|you)\s+(?:means?|meant|asks?|asked|is\s+(?:interpreted|read|taken)|"
+    r"counts?|includes?|excludes?|instead|also|allows?|interprets?|reads?|counted|included|excluded|assumes?|considers?)"
+    r"|depending|depends|(?<!smallest\s)(?<!largest\s)(?<!least\s)(?<!greatest\s)(?<!lowest\s)(?<!highest\s)(?<!minimum\s)"
+    r"(?<!maximum\s)(?<!best\s)possib(?:le|ly|ility|ilities)|maybe|perhaps|might|could|probably|likely|plausibl[ey]|arguably|conceivably"
+    r"|interpretations?|readings?|options?|candidates?|second\s+(?:answer|solution|value|possibility|option))\b|\?",
+    re.IGNORECASE,
+)
+# A variable named in the text ("$B$", "$x_1$") is not a value offered as an answer.
+_NAME = re.compile(r"[A-Za-z](?:_\{?[A-Za-z0-9]{1,3}\}?)?'?")
+_NEAR = 40  # an alternative word offers a value written this close to it, in its sentence
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n|;")
+
+
+def later_refusal(text: str, end: int, answer: str, items: list[tuple[int, int, str]]) -> str | None:
+    """Why the text after `end` voids the answer ("disowned: ...", "retracted: ...", "hedge: ..."), or None.
+
+    `items`: the values stated after `end`, as (start, end, text), in order.
+    """
+    disowning = disowned_after(text, end)
+    if disowning:
+        return f"disowned: {disowning!r} after the answer"
+    strong = _STRONG.search(text, end)
+    if strong:
+        return f"retracted: {strong.group(0)!r} after the answer"
+    items = [item for item in items if item[0] >= end and not _NAME.fullmatch(item[2].strip())]
+    if not items:
+        return None
+    parts = {part.strip() for part in answer.split(",")} | {answer.strip()}
+    own = {normalize(part) for part in parts}
+
+    def other(item: tuple[int, int, str]) -> bool:
+        return item[2].strip() not in parts and normalize(item[2]) not in own
+
+    starts = [item[0] for item in items]
+    weak = _WEAK.search(text, end)
+    if weak:
+        value = next((item for item in items[bisect.bisect_left(starts, weak.end()) :] if other(item)), None)
+        if value is not None:
+            return f"retracted: {weak.group(0)!r} then {value[2][:30]!r} after the answer"
+    sentence_ends = [m.start() for m in _SENTENCE_END.finditer(text, end)] + [len(text)]
+    read = -1  # items are read once: the windows of successive cues only move forward
+    for cue in _ALTERNATIVE.finditer(text, end):
+        i = bisect.bisect_left(sentence_ends, cue.start())
+        begin = max(sentence_ends[i - 1] + 1 if i > 0 else end, cue.start() - _NEAR)
+        stop = cue.start() if cue.group(0) == "?" else min(sentence_ends[i], cue.end() + _NEAR)
+        j = max(bisect.bisect_left(starts, begin), read + 1)
+        while j < len(items) and items[j][0] < stop:
+            if other(items[j]):
+                return f"hedge: {cue.group(0)!r} offers {items[j][2][:30]!r} after the answer"
+            read = j
+            j += 1
+    return None
