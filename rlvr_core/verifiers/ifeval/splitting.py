@@ -86,17 +86,19 @@ def _sentence_spans(text: str):
 
 def sentences(text: str) -> list[str]:
     """Punkt's English sentences of `text` (`nltk.sent_tokenize`). Raises TooManyBreaks."""
-    return [text[start:end] for start, end in _sentence_spans(text)]
+    return list(_cached_sentences(text))
+
+
+@lru_cache(maxsize=256)
+def _cached_sentences(text: str) -> tuple[str, ...]:
+    # Several constraints of one response split it (and strict mode splits what a reader sees too): split once.
+    return tuple(text[start:end] for start, end in _sentence_spans(text))
 
 
 def count_sentences(text: str, limit: int | None = None) -> int:
-    """Number of Punkt sentences, capped at `limit` (counting stops there). Raises TooManyBreaks."""
-    count = 0
-    for _ in _sentence_spans(text):
-        if limit is not None and count >= limit:
-            break
-        count += 1
-    return count
+    """Number of Punkt sentences, capped at `limit`. Raises TooManyBreaks."""
+    count = len(_cached_sentences(text))
+    return count if limit is None else min(count, limit)
 
 
 def word_tokens(text: str) -> list[str]:
@@ -105,12 +107,12 @@ def word_tokens(text: str) -> list[str]:
     return [token for sentence in sentences(text) for token in words.tokenize(sentence)]
 
 
-def _capitals(sentence: str) -> int:
+def _capitals(sentence: str) -> tuple[str, ...]:
     _, words, _ = _nltk()
-    return sum(1 for token in words.tokenize(sentence) if token.isupper())
+    return tuple(token for token in words.tokenize(sentence) if token.isupper())
 
 
-# Loose scoring checks up to eight variants of one response; they share most sentences.
+# Loose scoring checks up to eight variants of one response, strict mode the reader's view: they share sentences.
 _cached_capitals = lru_cache(maxsize=4096)(_capitals)
 
 
@@ -118,8 +120,8 @@ def _has_upper(text: str) -> bool:
     return any(map(str.isupper, text))
 
 
-def count_capital_words(text: str, limit: int | None = None) -> int:
-    """Tokens of `word_tokens(text)` that are all capitals (`str.isupper`), capped at `limit`.
+def capital_words(text: str, limit: int | None = None) -> list[str]:
+    """Tokens of `word_tokens(text)` that are all capitals (`str.isupper`), the first `limit` of them.
 
     Such a token holds an uppercase character of its sentence (tokens are
     pieces of the sentence, or quote marks), so a sentence without one is not
@@ -127,15 +129,19 @@ def count_capital_words(text: str, limit: int | None = None) -> int:
     """
     cap = limit if limit is not None else float("inf")
     if not _has_upper(text) or cap <= 0:
-        return 0
-    count = 0
-    for start, end in _sentence_spans(text):
-        sentence = text[start:end]
+        return []
+    found: list[str] = []
+    for sentence in _cached_sentences(text):
         if _has_upper(sentence):
-            count += _cached_capitals(sentence) if len(sentence) <= _CACHED_SENTENCE_CHARS else _capitals(sentence)
-        if count >= cap:
-            return int(cap)
-    return count
+            found += _cached_capitals(sentence) if len(sentence) <= _CACHED_SENTENCE_CHARS else _capitals(sentence)
+        if len(found) >= cap:
+            return found[: int(cap)]
+    return found
+
+
+def count_capital_words(text: str, limit: int | None = None) -> int:
+    """How many `capital_words(text)`, capped at `limit`. Raises TooManyBreaks."""
+    return len(capital_words(text, limit))
 
 
 def count_words(text: str) -> int:

@@ -28,7 +28,7 @@ import re
 
 from rlvr_core.verifiers.ifeval import splitting
 from rlvr_core.verifiers.ifeval.registry import as_int, compare_bounded, instruction, validate_relation
-from rlvr_core.verifiers.ifeval.visible import has_word, is_word, runs, skeleton, words
+from rlvr_core.verifiers.ifeval.visible import count_words, has_word, is_word, skeleton
 
 # Every comma and comma look-alike: ASCII, Armenian, Arabic (and its decimal and thousands separators), NKo,
 # Ethiopic, Mongolian, the turned/raised/reversed/medieval/stacked forms, ideographic, Lisu, Vai, Bamum, the
@@ -84,7 +84,8 @@ def letter_frequency(text: str, letter: str, let_frequency: int, let_relation: s
 
 @instruction("length_constraints:number_words", strict_mode=True)
 def number_words(text: str, num_words: int, relation: str) -> bool:
-    return compare_bounded(len(words(text)), len(runs(text)), relation, as_int(num_words, "num_words"))
+    stingy, generous = count_words(text)
+    return compare_bounded(stingy, generous, relation, as_int(num_words, "num_words"))
 
 
 @instruction("length_constraints:number_sentences", strict_mode=True)
@@ -99,7 +100,7 @@ def number_sentences(text: str, num_sentences: int, relation: str) -> bool:
 def capital_word_frequency(text: str, capital_frequency: int, capital_relation: str) -> bool:
     n = as_int(capital_frequency, "capital_frequency")
     validate_relation(capital_relation)
-    capitals = [token for token in splitting.word_tokens(text) if token.isupper()] if text.strip() else []
+    capitals = splitting.capital_words(text)
     return compare_bounded(sum(1 for token in capitals if is_word(token)), len(capitals), capital_relation, n)
 
 

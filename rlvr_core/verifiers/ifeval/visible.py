@@ -67,6 +67,8 @@ _INVISIBLE = regex.compile(r"[\p{Cf}\p{Default_Ignorable_Code_Point}]+")
 _BLANK_FILLERS = {ord(c): " " for c in "\u115f\u1160\u3164\uffa0\u2800"}
 
 _RUN = regex.compile(r"[\p{L}\p{M}\p{N}]+")
+_LETTER_RUN = regex.compile(r"(?<![\p{L}\p{M}\p{N}])\p{L}[\p{L}\p{M}]*(?![\p{L}\p{M}\p{N}])")
+_ROMAN_LETTERS = frozenset("IVXLCDMivxlcdm")
 _ROMAN = re.compile(r"M{0,4}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})", re.IGNORECASE)
 _ONE_LETTER_WORDS = frozenset("aeiouyAEIOUY")  # "a", "I", and the vowels other Latin languages use as words
 _ROMAN_LOOKING_WORDS = frozenset({"mix"})
@@ -187,11 +189,19 @@ def words(text: str) -> list[str]:
     The reference counts "it's" as two words; so does this, lest an honest text lose its contractions.
     """
     found = []
-    for match in _RUN.finditer(text):
+    for match in _LETTER_RUN.finditer(text):  # the runs without a digit: most runs of a text are words
         run, start = match.group(), match.start()
-        if is_word(run) or (len(run) == 1 and start >= 2 and text[start - 1] in "'’" and text[start - 2].isalpha()):
+        if len(run) == 1:
+            if not run.isascii() or run in _ONE_LETTER_WORDS or (start >= 2 and text[start - 1] in "'\u2019" and text[start - 2].isalpha()):
+                found.append(run)
+        elif not (_ROMAN_LETTERS.issuperset(run) and _ROMAN.fullmatch(run) and run.lower() not in _ROMAN_LOOKING_WORDS):
             found.append(run)
     return found
+
+
+def count_words(text: str) -> tuple[int, int]:
+    """(words, runs) of `text`: its stingy and its generous word count."""
+    return len(words(text)), sum(1 for _ in _RUN.finditer(text))
 
 
 def has_letter(text: str) -> bool:
