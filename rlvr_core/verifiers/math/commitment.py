@@ -65,7 +65,8 @@ _MULTIPLIER_AFTER = re.compile(
     r"(?:\\(?:text|mathrm|mbox|textrm|textnormal|operatorname)\s*\{\s*)?(?:thousands?|millions?|billions?|trillions?|"
     r"hundreds?|dozens?|lakhs?|crores?|k|K|M|bn|mn|per\s+mille|permille|basis\s+points?|bps|ppm|ppb)(?![A-Za-z])"
     r"|(?:,|'|\u2019|\\!\s*|\{,\})[0-9]{3}(?![0-9])|,[ \t]*0[0-9]{2}(?![0-9])"
-    r"|(?:x|X|\*|\u00d7|\\times|\\cdot)\s*\{?\s*10\b|[eE][+-]?[0-9])"
+    r"|(?:x|X|\*|\u00d7|\\times|\\cdot)\s*\{?\s*10\b|[eE][+-]?[0-9]"
+    r"|\(?\s*in\s+(?:thousands|millions|billions|trillions|hundreds|tens|dozens|lakhs|crores)\b)"
 )
 # Words that make a boxed number part of a larger value: "minus \\boxed{5}", "\\boxed{5} thousand", "\\boxed{5} times 2".
 _WORD_BEFORE = re.compile(

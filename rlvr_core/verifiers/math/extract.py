@@ -162,12 +162,12 @@ def extract(completion: str, trusted: bool = False) -> Extraction:
     text = strip_think(completion)
     if text is None:
         return Extraction(None, refusal="unclosed think: a <think> block never ends")
-    text = undouble_box_backslashes(_own_turn(text).translate(_INVISIBLE))
+    text = text.translate(_INVISIBLE)
     if not trusted:
-        addressed = addressed_to_grader(text)
+        addressed = addressed_to_grader(text)  # anywhere, the next turn's text included
         if addressed:
             return Extraction(None, refusal=f"addressed to the grader: {addressed[:60]!r}")
-    text = mask_code(text)
+    text = mask_code(undouble_box_backslashes(_own_turn(text)))
     boxes, unclosed_box = find_boxes(text)
     spans, broken = math_spans(text)
     candidates: list[_Candidate] = []

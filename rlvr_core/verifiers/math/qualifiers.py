@@ -11,13 +11,15 @@ words next to it say it is:
   `\\bcancel`, `\\xcancel`, `\\xout`, `\\cancelto` around it or inside it,
   and combining strike-through characters ("5̶");
 - "bound": a bound, not a value: "at least", "at most", "no more than",
-  "less than", "greater than", "up to", "a minimum of", `\\ge`, `\\le`, `<`,
-  `>` before it; "or more", "or less", "or fewer", "and up", "at least",
-  "at most", "(minimum)", "is a lower bound" after it;
+  "less than", "greater than", "up to", "a minimum of", "a lower bound
+  is", `\\ge`, `\\le`, `<`, `>` before it ("under", "below", "over" only
+  right before it); "or more", "or less", "or fewer", "and up", "at
+  least", "at most", "(minimum)", "is a lower bound", `\\le n` after it;
 - "disowned": an example or an earlier attempt: "for example", "e.g.",
-  "such as", "my first attempt gave", "I initially got", "if the answer
-  were" before it; "(just an example)", "is a placeholder", "(a guess)"
-  after it.
+  "such as", "sample output:", "something like", "not my final answer:",
+  "my first attempt gave", "I initially got", "if the answer were" before
+  it; "(just an example)", "is a placeholder", "(a guess)" after it;
+- "hedge": an alternative named just before it ("either 7 or \\boxed{5}").
 
 Before the answer, a word counts when only filler stands between it and the
 answer: no digit, no sentence end, and no verb that states a new value
@@ -50,30 +52,38 @@ _NEGATION = (
     r"(?:\s+(?:possibly\s+|really\s+|actually\s+|even\s+)?(?:be|been|equal|equals|equal\s+to|have\s+been))?"
 )
 _BOUND = (
-    r"\bat\s+(?:the\s+)?(?:very\s+)?(?:least|most)\b|\bno\s+(?:more|less|fewer|greater|smaller|larger|higher|lower|bigger)\s+than\b"
+    r"\bat\s+(?:the\s+|a\s+)?(?:very\s+)?(?:least|most|minimum|maximum)\b|\bno\s+(?:more|less|fewer|greater|smaller|larger|higher|lower|bigger)\s+than\b"
     r"|\b(?:more|less|fewer|greater|smaller|larger|higher|lower|bigger|longer|shorter|older|younger|heavier|lighter|"
     r"faster|slower|cheaper|dearer|later|earlier)\s+than\b|\b(?:beyond|exceeds?|exceeding|upwards\s+of|in\s+excess\s+of|"
     r"(?<!add\s)(?<!adds\s)(?<!added\s)(?<!adding\s)(?<!come\s)(?<!comes\s)(?<!came\s)(?<!sum\s)(?<!sums\s)(?<!summed\s)"
     r"(?<!round\s)(?<!rounds\s)(?<!rounded\s)(?<!rounding\s)(?<!amounts\s)up\s+to|shy\s+of|short\s+of|nearly|almost|just\s+(?:under|over|below|above|shy\s+of)|"
     r"(?:well|slightly|a\s+bit|a\s+little|somewhat|way)\s+(?:under|over|below|above)|upper\s+limit\s+of|lower\s+limit\s+of)\b"
-    r"|\b(?:a\s+|the\s+)?(?:minimum|maximum|min|max)\s+of\b|\b(?:lower|upper)\s+bound(?:\s+of)?\b|\bbounded\s+(?:above\s+|below\s+)?by\b"
+    r"|\b(?:a\s+|the\s+)?(?:minimum|maximum|min|max|ceiling|cap|limit)\s+of\b"
+    r"|\b(?:lower|upper)\s+(?:bound|limit|estimate)(?:\s+(?:of|is|at|would\s+be|equals))?\b|\bbounded\s+(?:above\s+|below\s+)?by\b"
     r"|\bas\s+(?:many|much|few|little|large|small|high|low)\s+as\b|\bbetween\b"
     r"|\\(?:ge|geq|le|leq|gt|lt|geqslant|leqslant|gg|ll|gtrsim|lesssim|succ|prec|succeq|preceq)(?![A-Za-z])"
     r"|>=|<=|(?<![-=<])>|<(?![-=>])|[\u2265\u2264\u226b\u226a]|&(?:gt|lt|ge|le|geq|leq);"
 )
 _DISOWN = (
     r"\be\.g\.|\bfor\s+(?:example|instance)\b|\bsuch\s+as\b|\b(?:example|format|template|placeholder|sample)\s*:"
+    r"|\b(?:sample|example|dummy|mock|expected)\s+(?:output|answer|response|result)\s*:?|\b(?:something|anything)\s+like\b"
+    r"|\bnot\s+(?:really\s+)?my\s+(?:real\s+|actual\s+|true\s+|final\s+|intended\s+)*answer\s*:?"
     r"|\blike\s+(?:this|so)\s*:|\b(?:first|initial|earlier|previous|original|old|naive|preliminary|tentative|wrong|incorrect|rough)\s+"
     r"(?:attempt|answer|guess|try|result|calculation|draft|estimate|value|solution|computation)s?\s+"
     r"(?:gave|gives|was|were|is|of|yielded|yields|came\s+out\s+(?:to|as)|produced|said|:)"
     r"|\bI\s+(?:initially|first|originally|previously|earlier|mistakenly|wrongly|incorrectly)\s+"
     r"(?:got|had|thought|wrote|found|computed|calculated|said|boxed|guessed|answered|obtained|claimed)\b"
-    r"|\b(?:initially|at\s+first|originally|previously|earlier|before)\s*,?\s+I\s+(?:got|had|thought|wrote|found|computed|calculated|said|boxed|guessed|answered|obtained)\b"
+    r"|\b(?:initially|at\s+first|first|originally|previously|earlier|before)\s*,?\s+I\s+(?:got|had|thought|wrote|found|computed|calculated|said|boxed|guessed|answered|obtained)\b"
     r"|\bI\s+(?:thought|believed|assumed|guessed)\s+(?:it|the\s+answer)\s+(?:was|would\s+be)\b"
     r"|\b(?:if|suppose|supposing|assume|assuming|say|imagine|pretend|hypothetically)\b(?:\s+that)?\s+(?:the\s+)?(?:final\s+)?answer\s+"
     r"(?:is|was|were|be|equals|had\s+been)\b|\bhad\s+the\s+answer\s+been\b|\bwere\s+the\s+answer\b|\b(?:would|could)\s+have\s+been\b"
 )
-_CUE_BEFORE = re.compile(rf"(?P<negated>{_NEGATION})|(?P<bound>{_BOUND})|(?P<disowned>{_DISOWN})", re.IGNORECASE)
+_ALTERNATIVE = r"\b(?:or|either|otherwise|alternatively|else)\b"
+_CUE_BEFORE = re.compile(
+    rf"(?P<disowned>{_DISOWN})|(?P<bound>{_BOUND})|(?P<negated>{_NEGATION})|(?P<hedge>{_ALTERNATIVE})", re.IGNORECASE
+)
+# Bounds that count only right before the answer ("under \\boxed{5}"; "under these conditions, ..." is not one).
+_ADJACENT_BOUND = re.compile(r"\b(?:under|below|above|over|within|past|around)\s*$", re.IGNORECASE)
 # What links a cue to something else than the answer: a digit, a sentence end, a verb that states a new value.
 _BREAK = re.compile(
     r"[0-9=]|[.!?](?:\s|$)|[;\n]|\b(?:is|are|was|were|be|been|equals?|equalled|equaled|gives?|gave|get|gets|got|obtain|obtains|"
@@ -82,20 +92,21 @@ _BREAK = re.compile(
     re.IGNORECASE,
 )
 _AFTER = re.compile(
-    r"^[\s,;:(\-\u2013\u2014*]*(?:"
+    r"^(?:[\s,;:(\-\u2013\u2014*]|<-+|\u2190|\u27f5|=+>)*(?:"
     r"(?P<bound>(?:or|and)\s+(?:even\s+|possibly\s+|maybe\s+|perhaps\s+)?(?:more|less|fewer|greater|larger|higher|lower|smaller|bigger|"
     r"above|below|over|under|up|upwards?|beyond|so|thereabouts|longer|shorter|later|earlier|older|younger)\b"
     r"|at\s+(?:the\s+)?(?:very\s+)?(?:least|most|minimum|maximum|min|max|best|worst)\b|(?:minimum|maximum|min|max|tops|at\s+minimum|"
     r"at\s+maximum|give\s+or\s+take|more\s+or\s+less|plus\s+or\s+minus|or\s+so|-?ish)\b|\+\s*(?:$|[.,;)])"
     r"|(?:which\s+|this\s+|that\s+|it\s+)?(?:is|was|being)\s+(?:only\s+|just\s+|merely\s+)?(?:an?\s+|the\s+)?(?:lower|upper)\s+"
-    r"(?:bound|limit|estimate)\b|(?:lower|upper)\s+(?:bound|limit)\b)"
+    r"(?:bound|limit|estimate)\b|(?:lower|upper)\s+(?:bound|limit)\b"
+    r"|\\(?:ge|geq|le|leq|gt|lt|geqslant|leqslant|gg|ll)(?![A-Za-z])|>=|<=|(?<![-=<])>|<(?![-=>])|[\u2265\u2264])"
     r"|(?P<negated>(?:(?:which|that|this|it)\s+)?(?:(?:is|was|'s|are|were|seems|appears|looks|turns\s+out|must\s+be|would\s+be|"
     r"has\s+to\s+be|can't\s+be|cannot\s+be|couldn't\s+be)\s+(?:to\s+be\s+)?)?"
     r"(?:(?:clearly|definitely|obviously|actually|probably|certainly|surely|totally|completely|also|still|in\s+fact)\s+)?"
     r"(?:not\s+(?:the\s+(?:\w+\s+)?(?:answer|solution|result|value|one)|right|correct|valid|true|it|possible|an?\s+(?:answer|solution)|"
     r"what|my\s+answer|final)\b|wrong|incorrect|false|invalid|mistaken|erroneous|impossible|bogus|nonsense|absurd|"
     r"ruled\s+out|rejected|excluded|eliminated|discarded|a\s+(?:mistake|typo|miscalculation|red\s+herring|trap|decoy|lie)\b|"
-    r"an\s+error\b|n't\s+(?:right|correct|valid|true|it|the\s+answer|possible|work)\b|doesn't\s+work|does\s+not\s+work|fails?\b|"
+    r"an\s+error\b|(?:is|was|are|were|does|do|did)?n't\s+(?:right|correct|valid|true|it|the\s+answer|possible|work)\b|doesn't\s+work|does\s+not\s+work|fails?\b|"
     r"nope\b)|[\u2717\u2718\u274c])"
     r"|(?P<disowned>(?:(?:is|was)\s+)?(?:just\s+|only\s+|merely\s+|purely\s+)?(?:an?\s+)?(?:(?:wild|rough|random|first|initial)\s+)?"
     r"(?:example|placeholder|illustration|template|dummy|decoy|draft|guess|sample|test\s+value)\b))",
@@ -120,6 +131,9 @@ def qualified_before(text: str, start: int) -> str | None:
     if _STRUCK_BEFORE.search(_MATH_OPENERS.sub("", raw)):
         return "negated: the answer is struck out"
     before = _DELIMITERS.sub(" ", _TAG.sub(" ", _WRAPPER.sub(r" \1 ", raw)))
+    adjacent = _ADJACENT_BOUND.search(before)
+    if adjacent:
+        return f"bound: {adjacent.group(0).strip()!r} before the answer"
     cue = None
     for cue in _CUE_BEFORE.finditer(before):
         pass

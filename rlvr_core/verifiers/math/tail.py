@@ -20,8 +20,9 @@ after any amount of filler). The answer is void when that text:
   not an alternative.
 
 Another value is a number or math span in that text that is not one of the
-answer's own values (compared after normalisation) and not a variable's
-name ("possible values for $B$"). A later sentence that
+answer's own values (compared after normalisation), not a variable's name
+("possible values for $B$") and not the argument of a preposition
+("divisible by 3", "each of the 4 rows"). A later sentence that
 repeats the answer, explains it, or states a fact with no value is read as
 it is; a later explicit answer statement ("the answer is 7") is a new
 candidate and is handled by extraction, which takes the last one.
@@ -43,28 +44,42 @@ _STRONG = re.compile(
     r"\b(?:(?:that|this|it|which|the\s+(?:above|previous|first|boxed)(?:\s+(?:answer|box|value|one))?|my\s+(?:\w+\s+)?answer)"
     r"\s*(?:'s|is|was|are|were)\s+(?:\w+\s+)?(?:wrong|incorrect|false|invalid|a\s+mistake|an\s+error|not\s+(?:right|correct|it))"
     r"|I\s+(?:have\s+)?(?:made|make)\s+(?:a|an)\s+(?:\w+\s+)?(?:mistake|error|slip)|(?:scratch|strike)\s+that|oops|whoops|my\s+bad"
-    r"|never\s*mind|take\s+(?:it|that)\s+back|retract(?:ed|ing|ion)?|correction\s*:|I\s+mis(?:read|calculated|counted|understood|typed)"
-    r"|miscalculat\w*|misread(?:ing)?|miscount\w*|typo)\b",
+    r"|never\s*mind|take\s+(?:it|that)\s+back|retract(?:ed|ing|ion)?|I\s+mis(?:read|calculated|counted|understood|typed)"
+    r"|miscalculat\w*|misread(?:ing)?|miscount\w*|typo)\b"
+    r"|\b(?:correction|erratum|errata|edit|update|revision|fix)\s*:",
     re.IGNORECASE,
 )
 _WEAK = re.compile(
     r"\b(?:wait|actually|hmm+|hold\s+on|on\s+(?:second|further)\s+thought|no(?=\s*[,.:;!\u2014\-])|nope|instead(?!\s+of)"
     r"|rather(?!\s+than)|I\s+meant?|let\s+me\s+(?:redo|recompute|recalculate|reconsider|correct|fix|revise|try\s+again|start\s+over)"
-    r"|recalculat\w*|recomput\w*|revis(?:e|ed|ing)|corrected|should\s+(?:be|have\s+been)|wrong|incorrect|mistakes?|error"
-    r"|(?:real|true|actual|right|correct|proper)\s+(?:answer|value|result|total|count|number))\b",
+    r"|recalculat\w*|recomput\w*|recount\w*|redo\w*|revis(?:e|ed|ing)|corrected|correction|should\s+(?:be|have\s+been)|wrong"
+    r"|incorrect|mistakes?|error|make\s+(?:that|it)|(?:up)?on\s+(?:further\s+)?reflection|thinking\s+(?:again|twice|more)"
+    r"|looking\s+again|second\s+look|final(?:ly)?\s*:|(?:real|true|actual|right|correct|proper)\s+"
+    r"(?:answer|value|result|total|count|number))\b",
     re.IGNORECASE,
 )
 _ALTERNATIVE = re.compile(
     r"\b(?:also|too|as\s+well|equally|alternatively|alternative|another|otherwise|else|either|or|instead|unless"
-    r"|in\s+(?:which|that|this|either)\s+case|if\s+(?:instead|not|so|otherwise)"
+    r"|in\s+(?:which|that|this|either|the\s+other|any)\s+case|if\s+(?:instead|not|so|otherwise)|failing\s+that|barring\s+that"
+    r"|other\s+(?:case|reading|interpretation|convention|option|possibility|scenario|answer|solution|value|way)s?"
+    r"|not\s+(?:be\s+)?(?:ruled\s+out|excluded|impossible)|(?:should|were|had)\s+(?:the|it|this|that|we|you|one)"
+    r"|some\s+(?:would|might|may|could|readers|people|sources|texts|books|prefer)|may"
     r"|if\s+(?:the\s+problem|the\s+question|it|this|that|one|we|you)\s+(?:means?|meant|asks?|asked|is\s+(?:interpreted|read|taken)|"
     r"counts?|includes?|excludes?|instead|also|allows?|interprets?|reads?|counted|included|excluded|assumes?|considers?)"
     r"|depending|depends|(?<!smallest\s)(?<!largest\s)(?<!least\s)(?<!greatest\s)(?<!lowest\s)(?<!highest\s)(?<!minimum\s)"
-    r"(?<!maximum\s)(?<!best\s)possib(?:le|ly|ility|ilities)|maybe|perhaps|might|could|probably|likely|plausibl[ey]|arguably|conceivably"
-    r"|interpretations?|readings?|options?|candidates?|second\s+(?:answer|solution|value|possibility|option))\b|\?",
+    r"(?<!maximum\s)(?<!best\s)possibl[ey]|maybe|perhaps|might|could|probably|likely|plausibl[ey]|arguably|conceivably"
+    r"|interpretations?|readings?|second\s+(?:answer|solution|value|possibility|option|candidate))\b"
+    r"|n't\s+(?:be\s+)?(?:ruled\s+out|excluded|impossible)\b|\?",
     re.IGNORECASE,
 )
 # A variable named in the text ("$B$", "$x_1$") is not a value offered as an answer.
+# A value right after one of these words is an argument of what the sentence says ("divisible by 3", "each of
+# the 4 rows"), not a value offered as an answer.
+_ARGUMENT = re.compile(
+    r"\b(?:by|of|from|to|into|with|than|per|times|for|in|at|on|each|every|all|the|first|last|only|has|have|had|between|among)"
+    r"\s*\$?\s*$",
+    re.IGNORECASE,
+)
 _NAME = re.compile(r"[A-Za-z](?:_\{?[A-Za-z0-9]{1,3}\}?)?'?")
 _NEAR = 40  # an alternative word offers a value written this close to it, in its sentence
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n|;")
@@ -81,7 +96,10 @@ def later_refusal(text: str, end: int, answer: str, items: list[tuple[int, int, 
     strong = _STRONG.search(text, end)
     if strong:
         return f"retracted: {strong.group(0)!r} after the answer"
-    items = [item for item in items if item[0] >= end and not _NAME.fullmatch(item[2].strip())]
+    items = [
+        item for item in items
+        if item[0] >= end and not _NAME.fullmatch(item[2].strip()) and not _ARGUMENT.search(text, max(end, item[0] - 12), item[0])
+    ]
     if not items:
         return None
     parts = {part.strip() for part in answer.split(",")} | {answer.strip()}
