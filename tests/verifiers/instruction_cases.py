@@ -41,6 +41,8 @@ CASES: dict[str, list[tuple]] = {
         ("ifeval", "keywords:forbidden_words", FORBID_BAD, "That was \U0001d41b\U0001d41a\U0001d41d luck.",
          "That was poor luck."),  # mathematical bold letters
         ("ifeval", "keywords:forbidden_words", FORBID_BAD, "That was b&#97;d luck.", "That was poor luck."),  # character reference
+        ("ifeval", "keywords:forbidden_words", FORBID_BAD, "That was \u202edab\u202c luck.",
+         "That was poor luck."),  # drawn right to left: "dab" reads "bad"
         ("ifeval", "keywords:frequency", CAT_LESS_2, "A cat met a c\u200bat.", "A cat met a dog."),  # second cat split
         ("ifeval", "keywords:frequency", CAT_LESS_2, "A cat met a \u0441at.", "A cat met a dog."),  # Cyrillic es
         ("ifeval", "keywords:frequency", CAT_LESS_2, "One cat, two cats, many cats.", "One cat and a dog."),  # plurals as the reference counts

@@ -84,19 +84,22 @@ def _problem(answer: str = ANSWER) -> Problem:
 def warm() -> None:
     """Load NLTK and langdetect once, so the timings below measure checking, not imports."""
     verify("Warm up. THE END.", _problem())
+    verify("Warm up. THE END.", _problem(), strict=True)
     verify("Ceci est une phrase en français pour charger les profils.", _problem())
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("strict", [False, True], ids=["reference", "strict"])
 @pytest.mark.parametrize("name", list(HOSTILE))
-def test_hostile_text_gets_all_25_verdicts_without_error_in_bounded_time(name: str) -> None:
-    """No check raises or reports a fault, and all 25 finish well inside the pool's 10 s per-item timeout.
+def test_hostile_text_gets_all_25_verdicts_without_error_in_bounded_time(name: str, strict: bool) -> None:
+    """No check raises or reports a fault, and all 25 finish well inside the pool's 10 s per-item timeout, in both
+    modes (strict mode also normalises the text and runs each check on what a reader sees).
 
     The time is this thread's CPU time, so a busy machine cannot fail the test; a blowup (a quadratic scan of a
     100k-character text) costs far more than the bound.
     """
     start = time.thread_time()
-    score = verify(HOSTILE[name], _problem())
+    score = verify(HOSTILE[name], _problem(), strict=strict)
     elapsed = time.thread_time() - start
     assert score.status in ("correct", "wrong"), score  # "error" would mean a fault or an escaped exception
     assert "/25 met" in score.detail, score

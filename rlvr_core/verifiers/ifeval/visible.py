@@ -14,9 +14,10 @@ sees cannot help either way:
 - tags are not text (`<b>cat</b>` reads "cat"; a block tag such as `<br>` or
   `<p>` reads as a line break), `<<title>>` is not a tag;
 - character references are decoded (`&nbsp;` is a space, `&#44;` a comma);
-- format characters (category Cf) and default-ignorable code points (zero
-  width spaces and joiners, soft hyphens, word joiners, variation selectors,
-  tag characters) are removed; fillers that render as a blank (Hangul
+- a right-to-left override's span is read in the order it is drawn
+  (reversed); then format characters (category Cf) and default-ignorable
+  code points (zero width spaces and joiners, soft hyphens, word joiners,
+  variation selectors, tag characters, bidirectional controls) are removed; fillers that render as a blank (Hangul
   fillers, the braille blank) become a space;
 - NFKC folds compatibility forms (fullwidth letters, ligatures, mathematical
   alphanumerics, the no-break space).
@@ -63,6 +64,8 @@ _BLOCK_TAGS = frozenset(
     "main nav ol p pre section table tbody td tfoot th thead tr ul".split()
 )
 _INVISIBLE = regex.compile(r"[\p{Cf}\p{Default_Ignorable_Code_Point}]+")
+# A right-to-left override draws what follows it, to its pop or the line's end, in reverse: "\u202edab" reads "bad".
+_RIGHT_TO_LEFT = re.compile("\u202e([^\u202c\n]*)")
 # Default-ignorable fillers that fonts draw as a blank, and the braille blank: a reader sees a space.
 _BLANK_FILLERS = {ord(c): " " for c in "\u115f\u1160\u3164\uffa0\u2800"}
 
@@ -119,10 +122,7 @@ def visible_text(text: str) -> str:
         text = _TAG.sub(_tag_as_text, text)
     if "[" in text:
         text = _MARKDOWN_COMMENT.sub("", text)
-    if "&" in text:
-        text = html.unescape(text)
-    text = _INVISIBLE.sub("", text.translate(_BLANK_FILLERS))
-    return unicodedata.normalize("NFKC", text)
+    return _characters(text)
 
 
 @lru_cache(maxsize=64)
@@ -131,8 +131,15 @@ def markup_text(text: str) -> str:
     if "<" in text:
         text = _COMMENT.sub("", text)
         text = _remove_hidden_elements(text)
+    return _characters(text)
+
+
+def _characters(text: str) -> str:
+    """References decoded, right-to-left spans in drawn order, invisibles out, blank fillers as spaces, NFKC."""
     if "&" in text:
         text = html.unescape(text)
+    if "\u202e" in text:
+        text = _RIGHT_TO_LEFT.sub(lambda m: m.group(1)[::-1], text)
     text = _INVISIBLE.sub("", text.translate(_BLANK_FILLERS))
     return unicodedata.normalize("NFKC", text)
 
