@@ -31,7 +31,6 @@ TORCH_SOURCE := $(if $(LOCAL_TORCH),--find-links $(dir $(LOCAL_TORCH)),--extra-i
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 # Core progress lines (tiny-model build, evaluation) in each flow run's Prefect log.
 export PREFECT_LOGGING_EXTRA_LOGGERS := rlvr_core
-export RAY_AUTH_MODE := disabled
 export TOKENIZERS_PARALLELISM := false
 
 .PHONY: install lock lock-gpu demo test test-fast up down clean help

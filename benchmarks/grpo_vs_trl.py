@@ -49,7 +49,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-os.environ.setdefault("RAY_AUTH_MODE", "disabled")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 

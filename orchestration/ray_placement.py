@@ -113,7 +113,9 @@ def flow_ray_connection() -> Iterator[None]:
     if ray.is_initialized():  # a caller's own connection: used as is, left open
         yield
         return
-    ray.init(address=address, log_to_driver=False, runtime_env={"env_vars": _prefect_client_env()})
+    from rlvr_core.grpo.cluster import join_cluster
+
+    join_cluster(address, runtime_env={"env_vars": _prefect_client_env()})
     try:
         yield
     finally:

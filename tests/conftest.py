@@ -21,7 +21,15 @@ pytest_plugins = ["tests.s3_server", "tests.prefect_fixtures"]
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+# Every Ray cluster of the suite requires a token, as docs/GPU.md starts one: this process's own, in a private file
+# the `ray start` nodes and drivers it starts inherit (a private cluster of `connect_ray` keeps it too).
+if not os.environ.get("RAY_AUTH_TOKEN_PATH"):
+    import tempfile
+
+    from rlvr_core.grpo.cluster import write_cluster_token
+
+    os.environ["RAY_AUTH_TOKEN_PATH"] = str(write_cluster_token(Path(tempfile.mkdtemp(prefix="rlvr-ray-token-")) / "token"))
+os.environ["RAY_AUTH_MODE"] = "token"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # A Ray cluster starts one idle Python worker per CPU when its first driver connects, for tasks that may come; the
 # suite's runs use actors, which start their own workers, so most of those would start (a Python interpreter and

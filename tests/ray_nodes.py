@@ -31,13 +31,13 @@ def free_port() -> int:
 
 
 def start_node(*options: str, log: Path | None = None) -> subprocess.Popen:
-    """`ray start --block OPTIONS` from this environment, with auth off (as `make up` runs it)."""
+    """`ray start --block OPTIONS` from this environment, with its token (tests/conftest.py), on 127.0.0.1."""
     ray = str(Path(sys.executable).with_name("ray"))
     output = open(log, "w") if log else subprocess.DEVNULL  # noqa: SIM115 - the child keeps the handle
     head_only = ["--include-dashboard=false"] if "--head" in options else []
     return subprocess.Popen([ray, "start", "--block", *head_only, "--disable-usage-stats",
                              "--node-ip-address=127.0.0.1", *options],
-                            env={**os.environ, "RAY_AUTH_MODE": "disabled"}, start_new_session=True,
+                            env=dict(os.environ), start_new_session=True,
                             stdout=output, stderr=subprocess.STDOUT)
 
 

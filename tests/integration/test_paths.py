@@ -48,7 +48,7 @@ def _start_blind_node(address: str, hidden: Path, log: Path) -> subprocess.Popen
     return subprocess.Popen(["bwrap", "--dev-bind", "/", "/", "--tmpfs", str(hidden), "--", ray, "start", "--block",
                              "--disable-usage-stats", "--node-ip-address=127.0.0.1", f"--address={address}",
                              "--num-cpus=1"],
-                            env={**os.environ, "RAY_AUTH_MODE": "disabled"}, start_new_session=True,
+                            env=dict(os.environ), start_new_session=True,
                             stdout=open(log, "w"), stderr=subprocess.STDOUT)  # noqa: SIM115
 
 

@@ -8,7 +8,6 @@ it; no GPU may hold two of them unless the plan colocates them by design.
 
 from __future__ import annotations
 
-import os
 
 import pytest
 
@@ -23,7 +22,6 @@ def cluster():
     import ray
     from ray.cluster_utils import Cluster
 
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     ray.shutdown()
     nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 4, "num_gpus": 1})
     nodes.add_node(num_cpus=4, num_gpus=2)

@@ -24,7 +24,7 @@ from tests.conftest import TEST_CACHE
 
 pytestmark = pytest.mark.slow
 CHECKOUT_LENGTH = 120
-MAKE_ENV = {"HF_HUB_OFFLINE": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "RAY_AUTH_MODE": "disabled",
+MAKE_ENV = {"HF_HUB_OFFLINE": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
             "TOKENIZERS_PARALLELISM": "false", "PREFECT_LOGGING_EXTRA_LOGGERS": "rlvr_core"}
 
 

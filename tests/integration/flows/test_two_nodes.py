@@ -41,7 +41,7 @@ print(json.dumps(sorted(n["NodeID"] for n in ray.nodes() if n.get("Alive"))))
 
 def alive_nodes(address: str) -> list[str]:
     out = subprocess.run([sys.executable, "-c", NODES, address], capture_output=True, text=True, timeout=120,
-                         env={**_clean_env(), "RAY_AUTH_MODE": "disabled"})
+                         env=_clean_env())
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 

@@ -10,11 +10,14 @@ import pytest
 
 @pytest.fixture(scope="session")
 def ray_cluster():
-    """A local Ray cluster shared by the session; returns its address so subprocess drivers can join it."""
+    """A local Ray cluster shared by the session, closed as a trainer's own (loopback, the suite's token); returns
+    its address so subprocess drivers can join it."""
     import ray
 
+    from rlvr_core.grpo.cluster import start_private_cluster
+
     temp = Path(tempfile.mkdtemp(prefix="rlvr-ray-", dir="/tmp"))  # short: Ray's socket paths have a length limit
-    ray.init(num_cpus=4, include_dashboard=False, _temp_dir=str(temp), log_to_driver=False)
+    start_private_cluster(num_cpus=4, temp_dir=temp)
     yield ray.get_runtime_context().gcs_address
     ray.shutdown()
 

@@ -10,7 +10,6 @@ tests/devices/test_gpu_locks.py.
 from __future__ import annotations
 
 import itertools
-import os
 
 import pytest
 
@@ -21,7 +20,6 @@ def two_node_cluster():
 
     import ray
 
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     ray.shutdown()  # a connection left by other tests (the GRPO session cluster) would take our tasks
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "num_gpus": 2})
     cluster.add_node(num_cpus=1, num_gpus=2)
