@@ -69,11 +69,12 @@ class VerifiersConfig(Section):
     """How rewards are verified during training."""
 
     strict: bool = Field(
-        True, description="Strict training mode: the instruction checks (IFEval, IFBench) close the loopholes their "
-                          "reference implementations accept (a keyword inside another word, numbers counted as words, "
-                          "`5` as JSON, empty bullets, every option at once, fullwidth commas, a separator with nothing "
-                          "after it). Evaluations always score in the reference mode, so benchmark numbers stay "
-                          "comparable; set false to train on the reference checks.")
+        True, description="Strict training mode: an instruction check (IFEval, IFBench) passes only if the reference "
+                          "check passes, on the text as written and on what a reader sees, and the strict check closes "
+                          "the loopholes the reference accepts (a keyword inside another word or split by invisible "
+                          "characters, numbers counted as words, `5` as JSON, empty bullets, every option at once, "
+                          "comma look-alikes). Evaluations always score in the reference mode, so benchmark numbers "
+                          "stay comparable; set false to train on the reference checks. The rules: docs/SECURITY.md.")
 
 
 class ModelConfig(Section):
