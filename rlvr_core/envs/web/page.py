@@ -260,15 +260,33 @@ def single_page(rng: Rng, difficulty: str, title: str, main: str, **kw: Any) -> 
                                                                     **kw)})
 
 
-def around_target(rng: Rng, parts: list[str], target: str, decoy: Callable[[], str] | None = None,
-                  count: int = 2) -> list[str]:
-    """`parts` (shuffled, `target` among them) with `count` decoys from `decoy()`: the first somewhere before the
-    target, the others somewhere after it, so neither the first nor the last match is the target."""
-    rng.shuffle(parts)
-    if decoy is None:
-        return parts
+TWINS_PER_SIDE = (2, 11)  # hidden twins before and after a target, from medium difficulty up
+
+
+def twin_counts(rng: Rng) -> tuple[int, int]:
+    """How many twins go before and after a target: each 2 to 11, never within one of each other.
+
+    A reader that takes a fixed position of the candidate list without filtering (the first, second,
+    second-to-last, last or middle candidate) then never lands on the target when the twins are the only
+    other candidates, and every other fixed position lands on it for about one item in nine at most."""
+    low, high = TWINS_PER_SIDE
+    pairs = [(a, b) for a in range(low, high + 1) for b in range(low, high + 1) if abs(a - b) >= 2]
+    return rng.pick(pairs)
+
+
+def place_twins(rng: Rng, parts: list[str], target: str, decoy: Callable[[], str]) -> list[str]:
+    """`parts` with `twin_counts` decoys from `decoy()` at random places before and after `target` (kept in order)."""
     at = parts.index(target)
-    parts.insert(rng.randint(0, at), decoy())
-    for _ in range(count - 1):
-        parts.insert(rng.randint(at + 2, len(parts)), decoy())
-    return parts
+    head, tail = parts[:at], parts[at + 1:]
+    before, after = twin_counts(rng)
+    for _ in range(before):
+        head.insert(rng.randint(0, len(head)), decoy())
+    for _ in range(after):
+        tail.insert(rng.randint(0, len(tail)), decoy())
+    return [*head, target, *tail]
+
+
+def around_target(rng: Rng, parts: list[str], target: str, decoy: Callable[[], str] | None = None) -> list[str]:
+    """`parts` (shuffled, `target` among them) with, when `decoy` is given, twins placed by `place_twins`."""
+    rng.shuffle(parts)
+    return parts if decoy is None else place_twins(rng, parts, target, decoy)

@@ -7,9 +7,13 @@ answer from the HTML alone and refuses a draft where the two disagree, so
 every gold is one a BeautifulSoup program can reproduce from the page. It
 also redraws (a new attempt of the same seed) a draft whose decoys do not do
 their job: from medium difficulty up, the lazy reading (right element kind,
-no hidden or decoy filtering, the first or the last match taken;
-`solvers.lazy_reading`) must score 0, no safety canary may hide inside the
-gold, and the gold may not be empty (a blank answer would earn it).
+no hidden or decoy filtering, the candidate at a fixed position taken;
+`solvers.lazy_reading`) must score 0 taking the first, second, middle,
+second-to-last or last candidate (`REJECTED_PICKS`), on answerable and
+unanswerable items alike; the generators place twins of the target on both
+sides at random counts (`page.twin_counts`), so every other fixed position
+pays on few items. No safety canary may hide inside the gold, and the gold
+may not be empty (a blank answer would earn it).
 
 The gold travels in `Problem.answer` as JSON (`gold_spec`): the answer type,
 the value or the abstention reason, record fields, whether order matters,
@@ -29,8 +33,11 @@ from rlvr_core.envs.web import solvers
 from rlvr_core.envs.web.page import DIFFICULTIES, Rng
 
 AnswerType = Literal["text", "url", "number", "list", "records", "object"]
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 MAX_ATTEMPTS = 12
+# The fixed positions a lazy reading may not pay from at medium difficulty and up (`decoy_problem`); the twins'
+# spread (`page.twin_counts`) keeps every other fixed position rare.
+REJECTED_PICKS = ("first", "second", "middle_low", "middle", "second_last", "last")
 
 _FORMAT = {
     "text": 'a JSON string, e.g. <answer>"Free delivery"</answer>',
@@ -46,13 +53,14 @@ _FORMAT = {
 class Safety:
     """Traps in the page: following one zeroes the reward (see the webextract verifier)."""
 
-    canaries: tuple[str, ...] = ()  # strings an injected instruction asks the model to answer with
+    canaries: tuple[str, ...] = ()  # strings the model must never say (injected answers, typed values, honeypots)
     forbidden_paths: tuple[str, ...] = ()  # pages an injected instruction asks the model to open
+    forbidden_hosts: tuple[str, ...] = ()  # hosts an injected instruction asks the model to send data to
     forbidden_code: tuple[str, ...] = ()  # substrings of code an injected instruction asks the model to run
 
     def to_dict(self) -> dict[str, list[str]]:
         return {"canaries": list(self.canaries), "forbidden_paths": list(self.forbidden_paths),
-                "forbidden_code": list(self.forbidden_code)}
+                "forbidden_hosts": list(self.forbidden_hosts), "forbidden_code": list(self.forbidden_code)}
 
 
 @dataclass(frozen=True)
@@ -162,28 +170,38 @@ def _solve(name: str, pages: dict[str, str], start: str, params: dict[str, Any])
     return solvers.solve(name, fetch, start, params), tuple(read)
 
 
-def decoy_problem(draft: Draft, name: str, difficulty: str, answer: Any) -> str | None:
-    """Why `draft` fails the generator's own bar (lazy reading pays, a canary inside the gold), or None."""
-    from rlvr_core.envs.web.rubric import alnum, match
+def lazy_score(draft: Draft, name: str, answer: Any, pick: str) -> float:
+    """What the lazy reading taking the `pick` candidate (`solvers.PICKS`) scores against `answer`: the rubric's
+    score, or 1.0 for the right abstention on an unanswerable task; 0 when it crashes."""
+    from rlvr_core.envs.web.rubric import match
 
+    try:
+        with solvers.lazy_reading(pick):
+            lazy, _ = _solve(name, draft.site["pages"], draft.site["start"], draft.params)
+    except Exception:  # noqa: BLE001 - a lazy reading that crashes answers nothing
+        return 0.0
     if isinstance(answer, dict) and solvers.ABSTAIN in answer:
-        return None
-    if answer in ("", [], {}, 0, None):
-        return "the gold is empty (a blank answer would earn it)"
-    said = alnum(json.dumps(answer, ensure_ascii=False))
-    if any(alnum(c) and alnum(c) in said for c in draft.safety.canaries):
-        return "a canary is part of the gold"
+        return float(lazy == answer)
+    return match(draft.answer_type, lazy, answer, ordered=draft.ordered)[0]
+
+
+def decoy_problem(draft: Draft, name: str, difficulty: str, answer: Any) -> str | None:
+    """Why `draft` fails the generator's own bar (a rejected fixed-position reading pays, a canary inside the
+    gold, an empty gold), or None."""
+    from rlvr_core.envs.web.rubric import alnum
+
+    if not (isinstance(answer, dict) and solvers.ABSTAIN in answer):
+        if answer in ("", [], {}, 0, None):
+            return "the gold is empty (a blank answer would earn it)"
+        said = alnum(json.dumps(answer, ensure_ascii=False))
+        if any(alnum(c) and alnum(c) in said for c in draft.safety.canaries):
+            return "a canary is part of the gold"
     if difficulty == "easy":
         return None
-    for end in ("first", "last"):
-        try:
-            with solvers.lazy_reading(end):
-                lazy, _ = _solve(name, draft.site["pages"], draft.site["start"], draft.params)
-        except Exception:  # noqa: BLE001 - a lazy reading that crashes answers nothing
-            continue
-        score, _ = match(draft.answer_type, lazy, answer, ordered=draft.ordered)
+    for pick in REJECTED_PICKS:
+        score = lazy_score(draft, name, answer, pick)
         if score != 0.0:
-            return f"the lazy reading (taking the {end} match) scores {score:g}"
+            return f"the lazy reading (taking the {pick} candidate) scores {score:g}"
     return None
 
 

@@ -8,7 +8,7 @@ first match a lazy scraper takes is wrong.
 from __future__ import annotations
 
 from rlvr_core.envs.web import vocab
-from rlvr_core.envs.web.page import Rng, around_target, base_url, el, money, page, single_page, site, text
+from rlvr_core.envs.web.page import Rng, around_target, base_url, el, money, page, place_twins, single_page, site, text
 from rlvr_core.envs.web.task import Archetype, Draft, register
 
 _one_page = single_page
@@ -66,12 +66,14 @@ def text_by_class(rng: Rng, difficulty: str) -> Draft:
         value = _CLASS_VALUES[cls](rng)
         expected = value if i == target else expected
         own_class = cls if difficulty != "hard" else f"{rng.pick(('price', 'info', 'meta'))} {cls} js-live"
-        body = [el("h3", text(name), class_="card-title"), el("p", text(value), class_=own_class)]
+        shown = el("p", text(value), class_=own_class)
+        body = [el("h3", text(name), class_="card-title"), shown]
         if difficulty != "easy":
             body.insert(1, el("span", "Now:" if cls == "price-now" else "Info:", class_=f"{cls}-label"))
             body.append(el("p", text(_CLASS_VALUES[cls](rng)), class_=f"{cls}--strike"))
-            if i == target:  # the old value, hidden, before the current one
-                body.insert(1, el("p", text(_CLASS_VALUES[cls](rng)), class_=cls, hide=rng.hide(difficulty)))
+            if i == target:  # old and upcoming values, hidden, before and after the current one
+                body = place_twins(rng, body, shown, lambda: el("p", text(_CLASS_VALUES[cls](rng)), class_=cls,
+                                                                hide=rng.hide(difficulty)))
         if difficulty == "hard":
             body.append(el("p", text(_CLASS_VALUES[cls](rng)), class_=f"{cls}s", data_class=cls))
         cards.append(el("div", "".join(body), class_="product-card"))
@@ -215,8 +217,9 @@ for _a in (
               "easy: one target; medium: hidden twins with the same id before and after it, inline children, '-old' id, class "
               "with the same name; hard: + data-id/aria decoys, newlines and &nbsp; inside the text", text_by_id),
     Archetype("text_by_class", "extraction", "text of the element with a class inside one product card",
-              "cards 3/5/8; medium: the target card is neither first nor last, a hidden old value with the class, '-label' "
-              "and '--strike' near misses; hard: multi-class target, data-class and plural-class decoys",
+              "cards 3/5/8; medium: the target card is neither first nor last, hidden old values with the class "
+              "before and after, '-label' and '--strike' near misses; hard: multi-class target, data-class and "
+              "plural-class decoys",
               text_by_class),
     Archetype("attribute", "extraction", "an attribute (data-sku, href, src) of one element",
               "easy: few candidates; medium: hidden twins before and after (sticky bar, old file, placeholder), related "

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from rlvr_core.envs.web import vocab
-from rlvr_core.envs.web.page import Rng, base_url, el, page, single_page, site, text
+from rlvr_core.envs.web.page import Rng, base_url, el, page, place_twins, single_page, site, text
 from rlvr_core.envs.web.task import Archetype, Draft, Safety, register
 
 _FIELDS = (("first_name", "text"), ("last_name", "text"), ("email", "email"), ("phone", "tel"), ("postcode", "text"),
@@ -113,20 +113,25 @@ def form_action_method(rng: Rng, difficulty: str) -> Draft:
                            "Track a parcel"), 3)
     heading = rng.pick(headings)
     here = f"/account/{rng.token(6)}.html"
-    forms, expected = [], {}
+    forms, expected, answers = [], {}, set()
     for h in headings:
-        action = rng.pick((None, "", f"/account/{rng.token(5)}", f"https://api.example.com/v{rng.randint(1, 3)}/"
-                                                                  f"{rng.token(4)}?ref={rng.token(3)}"))
-        method = rng.pick((None, "get", "post", "POST", "Post"))
+        while True:  # each form resolves to its own (action, method), so only the asked one answers the question
+            action = rng.pick((None, "", f"/account/{rng.token(5)}", f"https://api.example.com/v{rng.randint(1, 3)}/"
+                                                                      f"{rng.token(4)}?ref={rng.token(3)}"))
+            method = rng.pick((None, "get", "post", "POST", "Post"))
+            resolved = (action or here, (method or "get").upper())
+            if resolved not in answers:
+                break
+        answers.add(resolved)
         forms.append(el("form", el("h3", text(h)) + el("input", type="text", name="value") + el("button", "Send"),
                         action=action, method=method))
         if h == heading:
-            expected = {"action": action or here, "method": (method or "get").upper()}
+            expected = {"action": resolved[0], "method": resolved[1]}
     target = forms[headings.index(heading)]
-    if difficulty != "easy":
-        forms.insert(rng.randint(0, forms.index(target)), el("form", el("h3", text(heading)) + el("button", "Send"),
-                                                             action=f"/old/{rng.token(5)}", method="post",
-                                                             hide=rng.hide(difficulty)))
+    if difficulty != "easy":  # superseded copies of the asked form, hidden, before and after it
+        forms = place_twins(rng, forms, target, lambda: el("form", el("h3", text(heading)) + el("button", "Send"),
+                                                           action=f"/old/{rng.token(5)}", method="post",
+                                                           hide=rng.hide(difficulty)))
     query = (f'For the visible form headed "{heading}" (an h3 inside it), give an object with "action": its action '
              'attribute as written, or the path of this page (PAGE_URL without the scheme and host) when the attribute '
              'is missing or empty, and "method": its method in upper case, "GET" when it has none.')
@@ -243,7 +248,7 @@ for _a in (
               "3/4/5 options, missing values, a disabled placeholder; medium: another select, a hidden twin first, a "
               "disabled option; hard: optgroup", select_options),
     Archetype("form_action_method", "forms", "a form's action and method with their defaults",
-              "3 forms, missing/empty action, missing or mixed-case method; medium: a hidden twin first",
+              "3 forms, missing/empty action, missing or mixed-case method; medium: hidden twins before and after",
               form_action_method),
     Archetype("label_input_mapping", "forms", "each label's text and the name of the control it labels",
               "3/4/6 labels, for= and wrapping labels; medium: a hidden trap label, other forms, a hidden twin first",

@@ -8,7 +8,7 @@ From medium difficulty up each task also has hidden twins of its target before a
 from __future__ import annotations
 
 from rlvr_core.envs.web import vocab
-from rlvr_core.envs.web.page import Rng, around_target, el, money, single_page, text
+from rlvr_core.envs.web.page import Rng, around_target, el, money, place_twins, single_page, text
 from rlvr_core.envs.web.task import Archetype, Draft, register
 
 
@@ -117,11 +117,13 @@ def whitespace_sibling(rng: Rng, difficulty: str) -> Draft:
         return el("dl", "".join(f"\n  {el('dt', text(k))}{gap}{el('dd', text(v))}" for k, v in values.items()),
                   hide=hide, **kw)
 
-    lists = [dl(specs, id=ident)]
-    if difficulty != "easy":  # a stale list with the same id, hidden, before; the accessories' list after
-        stale = {k: v + " (old)" for k, v in specs.items()}
-        lists.insert(0, dl(stale, hide=rng.hide(difficulty), id=ident))
+    target = dl(specs, id=ident)
+    lists = [target]
+    if difficulty != "easy":  # stale lists with the same id, hidden, before and after; the accessories' list
         lists.append(dl({label: "see box", **{k: specs[k] for k in list(specs)[:2]}}, id=f"{ident}-accessories"))
+        lists = place_twins(rng, lists, target, lambda: dl({k: f"{v} ({rng.pick(('old', 'draft', 'v1'))})"
+                                                            for k, v in specs.items()},
+                                                           hide=rng.hide(difficulty), id=ident))
     main = el("h1", text(rng.product_name())) + "\n".join(lists)
     query = (f'In the visible description list with id "{ident}", what is the value (the dd element) that follows '
              f'the term "{label}"?')
@@ -144,9 +146,10 @@ def text_parent(rng: Rng, difficulty: str) -> Draft:
     target = wrap(el(tag, text(sentence), class_=cls))
     parts = [el("h2", text(rng.pick(vocab.SECTION_TITLES))), target, el("p", text(rng.sentence()))]
     copies = [lambda: f"<!-- {sentence} -->",
-              lambda: el("div", el("p", text(sentence), class_="draft"), hide=rng.hide(difficulty)),
-              lambda: el("script", f"window.copy = {sentence!r};")]  # the text where no element shows it
-    twin = (lambda: rng.pick(copies[:2] if difficulty == "medium" else copies)()) if difficulty != "easy" else None
+              lambda: el("div", el("p", text(sentence), class_="draft"), hide=rng.hide(difficulty))]
+    twin = (lambda: rng.pick(copies)()) if difficulty != "easy" else None  # the text where no element shows it
+    if difficulty == "hard":
+        parts += [el("script", f"window.copy = {sentence!r};") for _ in range(2)]
     main = el("section", "\n".join(around_target(rng, parts, target, twin)), class_="content")
     query = (f'Which visible element directly contains the text "{sentence}"? Answer with an object: "tag" its tag '
              'name and "class" its class attribute exactly as written ("" when it has none).')
@@ -189,8 +192,8 @@ for _a in (
               "3 fields/3-6 listings; medium: a hidden template listing; hard: 4 fields, 5-8 listings, "
               "'Price on request' notes", missing_fields),
     Archetype("whitespace_sibling", "gotchas", "the dd after a dt with whitespace (and comments) between",
-              "easy: whitespace; medium: comments between, a hidden stale list with the same id before, an "
-              "accessories list after", whitespace_sibling),
+              "easy: whitespace; medium: comments between, hidden stale lists with the same id before and after, an "
+              "accessories list", whitespace_sibling),
     Archetype("text_parent", "gotchas", "tag and class of the element that directly contains a text",
               "easy: one copy; medium: the same text before and after in comments and hidden drafts; hard: + in "
               "scripts",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import unicodedata
 
 from rlvr_core.envs.web import vocab
-from rlvr_core.envs.web.page import Rng, around_target, base_url, el, page, single_page, site, text
+from rlvr_core.envs.web.page import Rng, around_target, base_url, el, page, place_twins, single_page, site, text
 from rlvr_core.envs.web.task import Archetype, Draft, register
 
 LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "ja": "Japanese",
@@ -36,12 +36,12 @@ def multilingual(rng: Rng, difficulty: str) -> Draft:
         sections.append(el("section", el("p", text(vocab.MULTILINGUAL[code]["text"][0]), class_="desc"),
                            class_="description-archive", lang=code))
     rng.shuffle(sections)
-    if difficulty != "easy":  # the previous and the next description in the target language, hidden, first and last
-        own = vocab.MULTILINGUAL[target]["text"]
-        for at, shift in ((0, 1), (len(sections) + 1, 2)):
-            stale = own[(own.index(expected) + shift) % phrases]
-            sections.insert(at, el("section", el("p", text(stale), class_="desc"), class_="description", lang=attr,
-                                   hide=rng.hide(difficulty)))
+    if difficulty != "easy":  # earlier and later descriptions in the target language, hidden, before and after
+        own = [phrase for phrase in vocab.MULTILINGUAL[target]["text"] if phrase != expected]
+        shown = next(section for section in sections if f'lang="{attr}"' in section)
+        sections = place_twins(rng, sections, shown, lambda: el("section", el("p", text(rng.pick(own)), class_="desc"),
+                                                                class_="description", lang=attr,
+                                                                hide=rng.hide(difficulty)))
     main = el("h1", text(rng.product_name())) + el("div", "\n".join(sections), class_="translations")
     where = f'the section with lang="{attr}"' if difficulty == "easy" else f"the {LANGUAGE_NAMES[target]} section"
     query = (f'This product page shows its description in several languages (section elements with class '
@@ -68,13 +68,13 @@ def rtl(rng: Rng, difficulty: str) -> Draft:
     prop = rng.pick(("name", "name", "price"))
     labels = vocab.RTL_LABELS[lang]
     values = {p: _rtl_value(rng, lang, p, difficulty) for p in ("name", "price")}
-    head = el("h1", text(values["name"]), itemprop="name")
-    price = el("p", text(labels["price"]) + ": " + el("span", text(values["price"]), itemprop="price"))
-    if difficulty != "easy":  # the value before an update, hidden, first, and a draft of the next one, hidden, last
-        stale = el("span", text(_rtl_value(rng, lang, prop, difficulty)), itemprop=prop, hide=rng.hide(difficulty))
-        draft = el("span", text(_rtl_value(rng, lang, prop, difficulty)), itemprop=prop, hide=rng.hide(difficulty))
-        head = stale + head
-        price += draft
+    shown = {"name": el("h1", text(values["name"]), itemprop="name"),
+             "price": el("span", text(values["price"]), itemprop="price")}
+    if difficulty != "easy":  # values before an update and drafts of the next one, hidden, before and after
+        shown[prop] = "".join(place_twins(rng, [shown[prop]], shown[prop], lambda: el(
+            "span", text(_rtl_value(rng, lang, prop, difficulty)), itemprop=prop, hide=rng.hide(difficulty))))
+    head = shown["name"]
+    price = el("p", text(labels["price"]) + ": " + shown["price"])
     related = ""
     if difficulty != "easy":
         related = el("div", "".join(el("div", el("span", text(_rtl_value(rng, lang, "name", difficulty)), itemprop="name")
@@ -119,13 +119,13 @@ def emoji_text(rng: Rng, difficulty: str) -> Draft:
 
 for _a in (
     Archetype("multilingual", "languages", "the description in one language among several",
-              "3/5/7 languages; easy: names the lang code; medium: names the language, archived decoy section; "
-              "hard: region subtags (ja-JP) and a second paragraph per section; medium: hidden stale sections "
-              "first and last", multilingual),
+              "3/5/7 languages; easy: names the lang code; medium: names the language, archived decoy section, "
+              "hidden stale sections before and after; hard: region subtags (ja-JP) and a second paragraph per "
+              "section", multilingual),
     Archetype("emoji_text", "languages", "text with emoji, flags, ZWJ sequences and accents, exactly",
               "medium: non-breaking spaces, hidden twins before and after; hard: accents as combining marks (NFD)", emoji_text),
     Archetype("rtl", "languages", "a product name or price on an Arabic or Hebrew right-to-left page",
-              "easy: plain; medium: right-to-left marks in the value, related products; hard: related products "
-              "nested inside the main product's itemscope", rtl),
+              "easy: plain; medium: right-to-left marks in the value, hidden stale values before and after, related "
+              "products; hard: related products nested inside the main product's itemscope", rtl),
 ):
     register(_a)

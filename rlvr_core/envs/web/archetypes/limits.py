@@ -8,7 +8,7 @@ Every archetype mixes answerable and unanswerable instances at every difficulty 
 
 from __future__ import annotations
 
-from rlvr_core.envs.web.page import Rng, el, money, single_page, text
+from rlvr_core.envs.web.page import Rng, el, money, place_twins, single_page, text
 from rlvr_core.envs.web.solvers.common import abstain
 from rlvr_core.envs.web.task import Archetype, Draft, register
 
@@ -16,21 +16,30 @@ ANSWERABLE_SHARE = {"easy": 0.6, "medium": 0.65, "hard": 0.7}
 
 
 def limit_image_text(rng: Rng, difficulty: str) -> Draft:
-    code, old = rng.distinct(rng.code, 2)
+    code = rng.code()
     answerable = rng.random() < ANSWERABLE_SHARE[difficulty]
     season = rng.pick(("Spring", "Summer", "Autumn", "Winter"))
-    alt = f"{season} sale banner"
-    extra = ""
-    if answerable:
-        if rng.random() < 0.5:
-            alt = f"{season} sale: use code {code} at checkout"
-        else:
-            extra = el("p", text(f"Use code {code} at checkout."), class_="promo-caption")
-        if difficulty != "easy":  # last season's and next season's captions, hidden, before and after
-            extra = (el("p", text(f"Use code {old} at checkout."), hide=rng.hide(difficulty)) + extra
-                     + el("p", text(f"Coming soon: code {rng.code()}."), hide=rng.hide(difficulty)))
-    banner = el("div", el("img", src=f"/img/banner-{rng.token(6)}.png", alt=alt, width="1200", height="300") + extra,
-                class_="promo-banner")
+    in_alt = answerable and rng.random() < 0.5
+
+    def banner_img(alt: str, hide: str | None = None) -> str:
+        return el("img", src=f"/img/banner-{rng.token(6)}.png", alt=alt, width="1200", height="300", hide=hide)
+
+    def stale() -> str:  # another season's code, hidden: a caption or, where the code is in the alt, an image
+        other = rng.code()
+        if in_alt:
+            return banner_img(f"{rng.pick(('Last', 'Next'))} sale: use code {other} at checkout", rng.hide(difficulty))
+        return el("p", text(f"{rng.pick(('Use', 'Coming soon: use'))} code {other} at checkout."),
+                  hide=rng.hide(difficulty))
+
+    if in_alt:
+        shown = banner_img(f"{season} sale: use code {code} at checkout")
+        inner = [shown]
+    else:
+        shown = el("p", text(f"Use code {code} at checkout."), class_="promo-caption")
+        inner = [banner_img(f"{season} sale banner")] + ([shown] if answerable else [])
+    if difficulty != "easy":  # unanswerable banners too: a reader that keeps hidden text answers a stale code
+        inner = place_twins(rng, inner, shown if answerable else inner[0], stale)
+    banner = el("div", "".join(inner), class_="promo-banner")
     parts = [el("h1", text(f"{season} sale")), banner, el("p", text(rng.sentence()))]
     if difficulty != "easy":
         parts.append(el("p", text(f"Last season's code {rng.code()} has expired."), class_="expired"))
@@ -55,10 +64,12 @@ def limit_canvas(rng: Rng, difficulty: str) -> Draft:
     title, other = f"{metric} {rng.randint(2019, 2025)}", f"{metric} (previous year)"
     answerable = rng.random() < ANSWERABLE_SHARE[difficulty]
     values = [rng.randint(100, 99999) for _ in range(6)]
-    figures = [_chart(rng, title, values if answerable else None)]
-    if difficulty != "easy":
-        figures.insert(0, _chart(rng, other, [rng.randint(100, 99999) for _ in range(6)]))
-        figures.append(_chart(rng, f"{metric} (forecast)", [rng.randint(100, 99999) for _ in range(6)]))
+    shown = _chart(rng, title, values if answerable else None)
+    figures = [shown]
+    if difficulty != "easy":  # the previous year's and the forecast charts, with tables, before and after
+        figures = place_twins(rng, figures, shown, lambda: _chart(
+            rng, rng.pick((other, f"{metric} (forecast)", f"{metric} (target)")),
+            [rng.randint(100, 99999) for _ in range(6)]))
     main = el("h1", "Dashboard") + "\n".join(figures)
     query = (f'What is the highest monthly value plotted in the chart titled "{title}"? If the page\'s HTML does not '
              "contain the values, abstain with the reason.")
@@ -77,7 +88,9 @@ def limit_js_required(rng: Rng, difficulty: str) -> Draft:
                        hide=rng.hide(difficulty)) + inner
         box = el("div", inner, id="reviews")
     else:
-        box = el("div", el("div", "Loading reviews…", class_="spinner"), id="reviews",
+        template = el("article", el("span", "{{reviewer}}", class_="reviewer"), class_="review",
+                      hide=rng.hide(difficulty)) if difficulty != "easy" else ""  # what the script fills in
+        box = el("div", el("div", "Loading reviews…", class_="spinner") + template, id="reviews",
                  data_src=f"/api/reviews/{rng.token(8)}")
         box += el("script", "document.addEventListener('DOMContentLoaded',()=>loadReviews('#reviews'));")
         box += el("noscript", "Please enable JavaScript to see customer reviews.")
@@ -110,15 +123,17 @@ def limit_pdf_embed(rng: Rng, difficulty: str) -> Draft:
     if answerable:
         rows = [el("tr", el("th", text(f)) + el("td", text(money(value if f == figure else rng.uniform(1e5, 9e7)))))
                 for f in ("Revenue", "Operating profit", "Total assets", "Net income")]
-        if difficulty != "easy":  # last year's figure, hidden, first
-            rows.insert(0, el("tr", el("th", text(figure)) + el("td", text(money(rng.uniform(1e5, 9e7)))),
-                              hide=rng.hide(difficulty)))
+        if difficulty != "easy":  # earlier restated figures, hidden, before and after
+            row = next(r for r in rows if f">{figure}<" in r)
+            rows = place_twins(rng, rows, row, lambda: el("tr", el("th", text(figure)) + el(
+                "td", text(money(rng.uniform(1e5, 9e7)))), hide=rng.hide(difficulty)))
         body += el("table", el("caption", "Key figures") + "".join(rows), class_="summary")
-    sections = [el("section", body, class_="report")]
-    if difficulty != "easy":
-        prior = f"Annual report {year - 1}"
-        sections.insert(0, el("section", el("h2", text(prior)) + el("table", el("tr", el("th", text(figure)) + el(
-            "td", text(money(rng.uniform(1e5, 9e7)))))), class_="report"))
+    shown = el("section", body, class_="report")
+    sections = [shown]
+    if difficulty != "easy":  # other years' reports with the figure, before and after
+        sections = place_twins(rng, sections, shown, lambda: el("section", el("h2", text(
+            f"Annual report {year + rng.pick((-3, -2, -1, 1))}")) + el("table", el("tr", el("th", text(figure)) + el(
+                "td", text(money(rng.uniform(1e5, 9e7)))))), class_="report"))
     main = el("h1", "Investors") + "\n".join(sections)
     query = (f'What is the "{figure}" figure of the {report} on this page, as a number? If the page\'s HTML does not '
              "contain it (only the embedded document does), abstain with the reason.")
@@ -147,11 +162,11 @@ def svg_chart(rng: Rng, difficulty: str) -> Draft:
                    xmlns="http://www.w3.org/2000/svg")
     figure = el("figure", el("figcaption", text(title)) + chart, class_="chart")
     figures = [figure]
-    if difficulty != "easy":
-        other = el("figure", el("figcaption", text(title + " (last year)")) + el("svg", "".join(
-            el("rect", "", class_="bar", x=str(10 + 30 * i), y="0", width="24", height=str(rng.randint(3, 120)))
-            for i in range(3)), data_scale="1"), class_="chart")
-        figures.insert(0, other)
+    if difficulty != "easy":  # other periods' charts before and after
+        figures = place_twins(rng, figures, figure, lambda: el("figure", el("figcaption", text(
+            f"{title} ({rng.pick(('last year', 'forecast', 'two years ago'))})")) + el("svg", "".join(
+                el("rect", "", class_="bar", x=str(10 + 30 * i), y="0", width="24", height=str(rng.randint(3, 120)))
+                for i in range(3)), data_scale="1"), class_="chart"))
     query = (f'The figure captioned "{title}" holds a bar chart. Each visible bar is an SVG rect with class "bar" whose '
              'height is its value times the number in the svg\'s data-scale attribute. List the values from left to '
              "right (by x), as numbers. If the chart's values are not in the page's HTML, abstain with the reason.")
@@ -161,19 +176,20 @@ def svg_chart(rng: Rng, difficulty: str) -> Draft:
 
 for _a in (
     Archetype("limit_image_text", "limits", "a promo code that is often only in a banner image (abstain: image)",
-              "60/65/70% answerable via alt text or caption; medium: hidden old and future captions before and after, an expired code "
-              "elsewhere", limit_image_text, can_abstain=True),
+              "60/65/70% answerable via alt text or caption; medium: other seasons' codes hidden before and after (also "
+              "in unanswerable items), an expired code elsewhere", limit_image_text, can_abstain=True),
     Archetype("limit_canvas", "limits", "a chart value drawn on a canvas from fetched data (abstain: canvas)",
               "60/65/70% carry a fallback table; medium: other charts with tables before and after", limit_canvas,
               can_abstain=True),
     Archetype("limit_js_required", "limits", "reviews loaded by JavaScript (abstain: javascript)",
-              "60/65/70% server-rendered; medium: a hidden template review first; hard: staff names in a Q&A",
+              "60/65/70% server-rendered; medium: a hidden template review (also in unanswerable items); hard: staff "
+              "names in a Q&A",
               limit_js_required, can_abstain=True),
     Archetype("limit_pdf_embed", "limits", "a figure of a report shown as an embedded PDF (abstain: pdf)",
-              "embed, object or iframe; 60/65/70% with an HTML key-figures table; medium: last year's report first "
-              "and a hidden row", limit_pdf_embed, can_abstain=True),
+              "embed, object or iframe; 60/65/70% with an HTML key-figures table; medium: other years' reports "
+              "before and after, hidden restated rows", limit_pdf_embed, can_abstain=True),
     Archetype("svg_chart", "limits", "bar values read from SVG geometry (height / data-scale), left to right",
-              "3-5/4-6/5-8 bars; medium: grid lines, a hidden bar, another chart first, 20% an external SVG image "
-              "(abstain: image); hard: bars drawn out of order", svg_chart, can_abstain=True),
+              "3-5/4-6/5-8 bars; medium: grid lines, a hidden bar, other charts before and after, 20% an external SVG "
+              "image (abstain: image); hard: bars drawn out of order", svg_chart, can_abstain=True),
 ):
     register(_a)

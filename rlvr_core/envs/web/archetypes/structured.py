@@ -1,7 +1,7 @@
 """Structured-data family: JSON-LD in `<script type="application/ld+json">` blocks (schema.org).
 
 Blocks come as single objects, arrays or `@graph` lists, `@type` as a string or a list; from medium difficulty up
-the page also carries other JSON-LD (WebPage, BreadcrumbList, Organization) first, an unparsable block, a state
+the page also carries other JSON-LD (BreadcrumbList, Organization) before and after, an unparsable block, a state
 script of another type and visible HTML with a different (stale) value.
 """
 
@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from rlvr_core.envs.web import vocab
-from rlvr_core.envs.web.page import Rng, el, money, single_page, text
+from rlvr_core.envs.web.page import Rng, el, money, place_twins, single_page, text
 from rlvr_core.envs.web.task import Archetype, Draft, register
 
 _CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CHF")
@@ -36,11 +36,13 @@ def json_ld_product(rng: Rng, difficulty: str) -> Draft:
     product = {"@context": "https://schema.org", "@type": "Product", "name": name, "sku": rng.code("SKU-"),
                "offers": offer if difficulty != "hard" else [offer]}
     blocks = [product]
-    if difficulty != "easy":
-        blocks = _other_ld(rng) + blocks
-    if difficulty == "hard":
-        blocks = [{"@context": "https://schema.org", "@graph": [blocks[0], product]}, blocks[1]]
-        rng.shuffle(blocks)
+    if difficulty != "easy":  # other JSON-LD (breadcrumbs, the organisation) before and after the product
+        blocks = place_twins(rng, blocks, product, lambda: rng.pick(_other_ld(rng)))
+    if difficulty == "hard":  # the product and its neighbours inside one @graph block
+        at = blocks.index(product)
+        low, high = rng.randint(max(0, at - 2), at), rng.randint(at + 1, min(len(blocks), at + 3))
+        graph = {"@context": "https://schema.org", "@graph": blocks[low:high]}
+        blocks = [*blocks[:low], graph, *blocks[high:]]
     scripts = [_ld(b) for b in blocks]
     if difficulty != "easy":
         scripts.insert(0, el("script", '{"@type": "Product", "name": "' + text(rng.product_name()) + '", "offers": {'
@@ -97,8 +99,8 @@ def json_ld_by_type(rng: Rng, difficulty: str) -> Draft:
 
 for _a in (
     Archetype("json_ld_product", "structured", "a Product's name, offer price and currency from JSON-LD",
-              "easy: one block; medium: other JSON-LD first, a broken block, a state script and a stale visible "
-              "price; hard: + @graph and an offers list", json_ld_product),
+              "easy: one block; medium: other JSON-LD before and after, a broken block, a state script and a stale "
+              "visible price; hard: + @graph and an offers list", json_ld_product),
     Archetype("json_ld_by_type", "structured", "the names of the JSON-LD items of one @type",
               "2-3/2-4/3-5 items among others; medium: arrays, @graph, a BreadcrumbList, a non-LD script with the "
               "type; hard: @type lists", json_ld_by_type),

@@ -1,14 +1,15 @@
 """Tables family: one column of a captioned table, its rows as records, the whole grid with spans expanded.
 
-From medium difficulty up decoy tables with other captions come before and
-after it, so neither the first nor the last table is the one asked about; hard tables
-carry hidden rows, unit spans in headers, footers and row/column spans.
+From medium difficulty up decoy tables come before and after it (`page.place_twins`):
+visible ones with other captions and hidden ones with the same caption, so no fixed
+position picks the asked table; hard tables carry hidden rows, unit spans in headers,
+footers and row/column spans.
 """
 
 from __future__ import annotations
 
 from rlvr_core.envs.web import vocab
-from rlvr_core.envs.web.page import Rng, el, money, single_page, text
+from rlvr_core.envs.web.page import Rng, el, money, place_twins, single_page, text
 from rlvr_core.envs.web.task import Archetype, Draft, register
 
 _COLUMNS = {
@@ -63,13 +64,18 @@ def _table(rng: Rng, difficulty: str, caption: str, headers: list[str], rows: li
 
 
 def _with_decoy(rng: Rng, difficulty: str, target: str, headers: list[str], caption: str) -> str:
-    """`target` alone (easy), or between two decoy tables with other captions."""
+    """`target` alone (easy), or among decoy tables: other captions, or the same caption hidden (a stale copy)."""
     if difficulty == "easy":
         return target
-    before, after = rng.sample([c for c in _CAPTIONS if c != caption], 2)
     cell = lambda h: _COLUMNS[h](rng) if h in _COLUMNS else rng.pick(vocab.CATEGORIES)  # noqa: E731
-    decoys = [_table(rng, "medium", c, headers, [[cell(h) for h in headers] for _ in range(3)]) for c in (before, after)]
-    return "\n".join([decoys[0], target, decoys[1]])
+
+    def decoy() -> str:
+        rows = [[cell(h) for h in headers] for _ in range(3)]
+        if rng.random() < 0.5:
+            return _table(rng, "medium", rng.pick([c for c in _CAPTIONS if c != caption]), headers, rows)
+        return el("div", _table(rng, "medium", caption, headers, rows), hide=rng.hide(difficulty))
+
+    return "\n".join(place_twins(rng, [target], target, decoy))
 
 
 def table_column(rng: Rng, difficulty: str) -> Draft:
@@ -135,13 +141,18 @@ def table_grid(rng: Rng, difficulty: str) -> Draft:
         html_rows.append(el("tr", "".join(cells)))
     table = el("table", el("caption", text(caption)) + "\n".join(html_rows), class_="timetable")
     main = table
-    if difficulty != "easy":
-        other = []
-        for when in ("last month", "next month"):
+    if difficulty != "easy":  # other months' timetables, and stale copies of this one, hidden, before and after
+
+        def other() -> str:
             rows = "".join(el("tr", el("th", s) + "".join(el("td", text(rng.pick(("Closed", "Open")))) for _ in days))
                            for s in slots[:2])
-            other.append(el("table", el("caption", text(f"{caption} ({when})")) + html_rows[0] + rows, class_="timetable"))
-        main = "\n".join([other[0], table, other[1]])
+            if rng.random() < 0.5:
+                when = rng.pick(("last month", "next month", "holidays", "last year"))
+                return el("table", el("caption", text(f"{caption} ({when})")) + html_rows[0] + rows, class_="timetable")
+            return el("table", el("caption", text(caption)) + html_rows[0] + rows, class_="timetable",
+                      hide=rng.hide(difficulty))
+
+        main = "\n".join(place_twins(rng, [table], table, other))
     query = (f'Return the table captioned "{caption}" as a list of rows, each a list of its cell texts from left to '
              "right, the header row first; a cell spanning several columns or rows appears in each position it covers.")
     return Draft(single_page(rng, difficulty, "Timetable", main), query, {"caption": caption}, "list", grid)
@@ -149,13 +160,14 @@ def table_grid(rng: Rng, difficulty: str) -> Draft:
 
 for _a in (
     Archetype("table_column", "tables", "one column of a captioned table",
-              "3-5/4-7/6-10 rows; medium: decoy tables before and after, row headers; hard: header with unit span, empty "
-              "cell, a hidden template row, tfoot", table_column),
+              "3-5/4-7/6-10 rows; medium: decoy tables (other captions, hidden stale copies) before and after, row "
+              "headers; hard: header with unit span, empty cell, a hidden template row, tfoot", table_column),
     Archetype("table_records", "tables", "a captioned table as a list of row objects",
-              "3-6 rows; medium: decoy tables before and after, row header cells; hard: rowspan groups in the first column",
+              "3-6 rows; medium: decoy tables (other captions, hidden stale copies) before and after, row header "
+              "cells; hard: rowspan groups in the first column",
               table_records),
     Archetype("table_grid", "tables", "a timetable as a list of rows with colspan/rowspan cells repeated",
-              "3/4/5 days; medium: colspans and decoy tables before and after (a caption that extends the asked one); hard: "
-              "+ rowspans", table_grid),
+              "3/4/5 days; medium: colspans and decoy tables before and after (captions that extend the asked one, "
+              "hidden stale copies); hard: + rowspans", table_grid),
 ):
     register(_a)

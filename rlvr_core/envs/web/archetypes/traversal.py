@@ -8,7 +8,7 @@ suffixes, hidden rows and twins placed first.
 from __future__ import annotations
 
 from rlvr_core.envs.web import vocab
-from rlvr_core.envs.web.page import Rng, el, money, single_page, text
+from rlvr_core.envs.web.page import Rng, el, money, place_twins, single_page, text
 from rlvr_core.envs.web.task import Archetype, Draft, register
 
 
@@ -63,22 +63,17 @@ def label_value(rng: Rng, difficulty: str) -> Draft:
     rows = [el("div", el("span", text(lab), class_="label") + " " + el("span", text(values[lab]), class_="value"),
                class_="summary-row") for lab in labels]
     target = rows[labels.index(label)]
-    hidden = []
     if difficulty != "easy":
         if labels.index(label) == 0:  # never the first visible row
             rows.insert(0, el("div", el("span", "Items", class_="label") + " " + el("span", str(rng.randint(2, 9)),
                                                                                       class_="value"), class_="summary-row"))
-        hidden.append(el("div", el("span", text(label), class_="label") + " " + el("span", text(money(rng.price())),
-                                                                                     class_="value"),
-                         class_="summary-row", hide=rng.hide(difficulty)))
-        rows.append(el("div", el("span", text(label), class_="label") + " " + el("span", text(money(rng.price())),
-                                                                                 class_="value"),
-                       class_="summary-row", hide=rng.hide(difficulty)))  # a hidden row with the label, last
+        rows = place_twins(rng, rows, target, lambda: el(  # earlier quotes' rows with the label, hidden
+            "div", el("span", text(label), class_="label") + " " + el("span", text(money(rng.price())), class_="value"),
+            class_="summary-row", hide=rng.hide(difficulty)))
     if difficulty == "hard":
         rows.append(el("div", el("span", text(f"{label} (estimate)"), class_="label") + " "
                        + el("span", text(money(rng.price())), class_="value"), class_="summary-row"))
-    at = rows.index(target)
-    main = el("aside", el("h2", "Order summary") + "".join(rows[:at] + hidden + rows[at:]), class_="summary")
+    main = el("aside", el("h2", "Order summary") + "".join(rows), class_="summary")
     query = f'In the order summary, what is the value in the visible row whose label is exactly "{label}"?'
     return Draft(single_page(rng, difficulty, "Checkout", main), query, {"label": label}, "text", values[label])
 
@@ -90,7 +85,7 @@ for _a in (
               "4-6/6-9/8-12 links; medium: near-miss suffixes (?download=1, .pdf.html, upper case), a hidden "
               "link, a match outside the element; hard: links at several depths", descendants_filter),
     Archetype("label_value", "traversal", "the value in the same row as a label",
-              "6 rows; medium: hidden rows with the label first and last, never the first row; hard: + an '(estimate)' "
-              "near-miss row", label_value),
+              "6 rows; medium: hidden rows with the label before and after, never the first row; hard: + an "
+              "'(estimate)' near-miss row", label_value),
 ):
     register(_a)

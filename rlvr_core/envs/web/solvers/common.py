@@ -10,12 +10,16 @@ when it or an ancestor has the `hidden` attribute, an inline style with
 the page sets to one of those (a rule whose selector is just that class), or
 sits inside a `<template>` (inert markup a browser never renders).
 
-Lazy reading (`lazy_reading()`): the same solvers with every filter turned
-off: `visible` keeps hidden elements, `keep` keeps decoys, `one` takes the
-first candidate (`lazy_reading("last")`: the last) instead of requiring
-exactly one. It answers what a scraper that picks the right element kind
-without filtering would answer; the generators make sure that, from medium
-difficulty up, this is wrong whichever end it takes from.
+Lazy reading (`lazy_reading(pick)`): the same solvers with every filter
+turned off: `visible` keeps hidden elements, `keep` keeps decoys, and `one`
+takes the candidate at a fixed position (`PICKS`: the first, second, ...
+fifth, the last, second-to-last, ... fifth-to-last, or the middle one)
+instead of requiring exactly one. It answers what a scraper that picks the
+right element kind by position, without filtering, would answer; the
+generators make sure that, from medium difficulty up, the first, second,
+middle, second-to-last and last picks are wrong on every item and that the
+target's position is spread, so that no fixed position pays on more than a
+few items.
 """
 
 import contextvars
@@ -32,16 +36,31 @@ _CLASS_SELECTOR = re.compile(r"^\s*\.([A-Za-z_][\w-]*)\s*$")
 _LAZY = contextvars.ContextVar("webextract_lazy_reading", default="")
 
 
-class lazy_reading:
-    """Context manager: solvers inside it read lazily, taking the `end` ("first" or "last") of each candidate list."""
+# A pick: the index from the start (>= 0) or from the end (< 0) of a candidate list, or one of its middles.
+PICKS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": -1, "second_last": -2,
+         "third_last": -3, "fourth_last": -4, "fifth_last": -5, "middle": "middle", "middle_low": "middle_low"}
 
-    def __init__(self, end="first"):
-        if end not in ("first", "last"):
-            raise ValueError("lazy_reading(end=%r): end must be 'first' or 'last'" % (end,))
-        self.end = end
+
+def pick_index(pick, n):
+    """The index `pick` (a name of `PICKS`) takes from a list of `n` >= 1 candidates, clamped to the list."""
+    at = PICKS[pick]
+    if at == "middle":
+        return n // 2
+    if at == "middle_low":
+        return (n - 1) // 2
+    return min(at, n - 1) if at >= 0 else max(n + at, 0)
+
+
+class lazy_reading:
+    """Context manager: solvers inside it read lazily, taking the candidate at `pick` (a name of `PICKS`)."""
+
+    def __init__(self, pick="first"):
+        if pick not in PICKS:
+            raise ValueError("lazy_reading(pick=%r): pick must be one of %s" % (pick, sorted(PICKS)))
+        self.pick = pick
 
     def __enter__(self):
-        self._token = _LAZY.set(self.end)
+        self._token = _LAZY.set(self.pick)
         return self
 
     def __exit__(self, *exc):
@@ -109,10 +128,10 @@ def keep(items, predicate):
 
 
 def one(items, what):
-    """The single item; ValueError unless there is exactly one (lazily: the first)."""
+    """The single item; ValueError unless there is exactly one (lazily: the one at the reading's pick)."""
     items = list(items)
     if is_lazy() and items:
-        return items[-1] if _LAZY.get() == "last" else items[0]
+        return items[pick_index(_LAZY.get(), len(items))]
     if len(items) != 1:
         raise ValueError("expected exactly one %s, found %d" % (what, len(items)))
     return items[0]
