@@ -40,8 +40,11 @@ _ADDRESSED = re.compile(
             r"gold(?:en)?\s+(?:answer|label|solution)|reference\s+(?:answer|solution)|expected\s+(?:final\s+)?(?:answer|output)|"
             r"official\s+(?:answer|solution))\b",
             # spoken to
-            r"\b(?:note|message|instructions?|memo|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+)?(?:grader|reader|evaluator|checker|"
-            r"reviewer|marker|teacher|examiner|assessor|judge|scorer|system|ai|model|verifier|assistant)s?\b",
+            r"\b(?:note|message|instructions?|memo|reminder)\s+(?:to|for)\s+(?:\w+\s+){0,3}?(?:the\s+|any\s+)?(?:grader|reader|"
+            r"evaluator|checker|reviewer|marker|teacher|examiner|assessor|judge|scorer|system|ai|model|verifier|assistant)s?\b",
+            r"\b(?:checking|grading|marking|scoring|evaluation|judging)\s+(?:system|pipeline|harness|script|program|code|model|bot)\b",
+            r"\b(?:the|an?)\s+(?:answer\s+)?key\s+(?:says|states|lists|gives|shows|has|reads)\b",
+            r"[\"'](?:score|correct|reward|grade|label|verdict|is_correct|pass|passed|accepted)[\"']\s*:",
             r"\b(?:dear|attention|attn\b:?)\s+(?:grader|evaluator|checker|reviewer|marker|examiner|assessor|judge|scorer|verifier)s?\b",
             r"\b(?:whoever|whomever|anyone\s+who|the\s+(?:person|one|model|ai)\s+(?:who|that))\s+(?:checks|grades|marks|scores|"
             r"evaluates|reviews|verifies|reads)\s+this\b",

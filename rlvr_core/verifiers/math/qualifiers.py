@@ -44,9 +44,11 @@ _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]{0,10}(?:\s[^<>]{0,40})?/?>")
 _DELIMITERS = re.compile(r"\*\*|\$|\\[()\[\]]|\\[,;:! ]|\\q?quad(?![A-Za-z])|~|\\(?:left|right|displaystyle)(?![A-Za-z])")
 
 _NEGATION = (
-    r"(?:\bnot\b|n't\b|\bnever\b|\bcannot\b|\bno\s+longer\b|\bneither\b|\bnor\b|\banything\s+but\b|\bother\s+than\b"
+    r"(?:\bby\s+no\s+means\b|\bin\s+no\s+way\b|\bno\s+way\b|\bfar\s+from\b|\bhardly\b|\bscarcely\b|\bnowhere\s+near\b"
+    r"|\bnot\b|n't\b|\bnever\b|\bcannot\b|\bno\s+longer\b|\bneither\b|\bnor\b|\banything\s+but\b|\bother\s+than\b"
     r"|\bexcept(?:\s+for)?\b|\brather\s+than\b|\binstead\s+of\b|\bunequal\s+to\b|\bdiffer(?:s|ent)?\s+from\b|\bexcluding\b"
-    r"|\bruled?\s+out\b|\brejected\b|\bdiscarded\b|\beliminated\b|\bwrongly\b|\bfalsely\b|\bincorrectly\b"
+    r"|\bruled?\s+out\b|\brules\s+out\b|\b(?:exclude|eliminate|discard|reject|omit)(?:s|d|ed)?\b|\bwrongly\b|\bfalsely\b"
+    r"|\bincorrectly\b"
     r"|\\not\s*(?:=|<|>|\\[A-Za-z]+)|\\(?:not|notin|ne|neq|nleq|ngeq|nleqslant|ngeqslant|nless|ngtr|nsim|napprox|nequiv|ncong|nmid|nsubset|nsubseteq|neg|lnot)"
     r"(?![A-Za-z])|[\u2260\u2249\u2209\u2262\u2241\u2247\u2270\u2271\u226e\u226f\u00ac]|!=|=/=|/=|<>)"
     r"(?:\s+(?:possibly\s+|really\s+|actually\s+|even\s+)?(?:be|been|equal|equals|equal\s+to|have\s+been))?"
@@ -68,6 +70,7 @@ _DISOWN = (
     r"\be\.g\.|\bfor\s+(?:example|instance)\b|\bsuch\s+as\b|\b(?:example|format|template|placeholder|sample)\s*:"
     r"|\b(?:sample|example|dummy|mock|expected)\s+(?:output|answer|response|result)\s*:?|\b(?:something|anything)\s+like\b"
     r"|\bnot\s+(?:really\s+)?my\s+(?:real\s+|actual\s+|true\s+|final\s+|intended\s+)*answer\s*:?"
+    r"|\bfor\s+(?:illustration|demonstration|display|formatting|format|practice|show)(?:\s+purposes)?(?:\s+only)?\b|\b(?:illustration|demo|illustrative)\b\s*:?"
     r"|\blike\s+(?:this|so)\s*:|\b(?:first|initial|earlier|previous|original|old|naive|preliminary|tentative|wrong|incorrect|rough)\s+"
     r"(?:attempt|answer|guess|try|result|calculation|draft|estimate|value|solution|computation)s?\s+"
     r"(?:gave|gives|was|were|is|of|yielded|yields|came\s+out\s+(?:to|as)|produced|said|:)"
@@ -75,6 +78,10 @@ _DISOWN = (
     r"(?:got|had|thought|wrote|found|computed|calculated|said|boxed|guessed|answered|obtained|claimed)\b"
     r"|\b(?:initially|at\s+first|first|originally|previously|earlier|before)\s*,?\s+I\s+(?:got|had|thought|wrote|found|computed|calculated|said|boxed|guessed|answered|obtained)\b"
     r"|\bI\s+(?:thought|believed|assumed|guessed)\s+(?:it|the\s+answer)\s+(?:was|would\s+be)\b"
+    r"|\b(?:tempted|tempting)\s+to\s+(?:say|write|answer|box|guess|conclude)\b|\bnaive(?:ly)?\b|\bat\s+first\s+(?:glance|sight)\b"
+    r"|\b(?:one|you|someone|a\s+student|a\s+reader)\s+(?:might|may|could|would)\s+(?:naively\s+|wrongly\s+|mistakenly\s+)?"
+    r"(?:think|say|guess|answer|conclude|expect|write)\b|\b(?:common|typical|classic)\s+(?:mistake|error|trap|pitfall|wrong\s+answer)"
+    r"|\btrap\s+answer\b|\bcareless(?:ly)?\b|\bwrong\s+(?:approach|method|answer|way|reasoning)\b"
     r"|\b(?:if|suppose|supposing|assume|assuming|say|imagine|pretend|hypothetically)\b(?:\s+that)?\s+(?:the\s+)?(?:final\s+)?answer\s+"
     r"(?:is|was|were|be|equals|had\s+been)\b|\bhad\s+the\s+answer\s+been\b|\bwere\s+the\s+answer\b|\b(?:would|could)\s+have\s+been\b"
 )
@@ -85,10 +92,13 @@ _CUE_BEFORE = re.compile(
 # Bounds that count only right before the answer ("under \\boxed{5}"; "under these conditions, ..." is not one).
 _ADJACENT_BOUND = re.compile(r"\b(?:under|below|above|over|within|past|around)\s*$", re.IGNORECASE)
 # What links a cue to something else than the answer: a digit, a sentence end, a verb that states a new value.
+_CONTRAST = r"but|however|yet|though|although|actually|instead|whereas|while|now|correctly|truly|properly|really"
+# After an example or an earlier attempt, only a new sentence, a digit or a contrast ends the link ("a naive approach gives").
+_DISOWN_BREAK = re.compile(rf"[0-9=]|[.!?](?:\s|$)|[;\n]|\b(?:{_CONTRAST}|in\s+fact)\b", re.IGNORECASE)
 _BREAK = re.compile(
     r"[0-9=]|[.!?](?:\s|$)|[;\n]|\b(?:is|are|was|were|be|been|equals?|equalled|equaled|gives?|gave|get|gets|got|obtain|obtains|"
     r"obtained|find|finds|found|yields?|makes?|becomes?|answer|result|so|thus|hence|therefore|then|that|which|see|show|check|"
-    r"verify|note|clear|only)\b",
+    rf"verify|note|clear|only|{_CONTRAST})\b",
     re.IGNORECASE,
 )
 _AFTER = re.compile(
@@ -103,7 +113,9 @@ _AFTER = re.compile(
     r"|(?P<negated>(?:(?:which|that|this|it)\s+)?(?:(?:is|was|'s|are|were|seems|appears|looks|turns\s+out|must\s+be|would\s+be|"
     r"has\s+to\s+be|can't\s+be|cannot\s+be|couldn't\s+be)\s+(?:to\s+be\s+)?)?"
     r"(?:(?:clearly|definitely|obviously|actually|probably|certainly|surely|totally|completely|also|still|in\s+fact)\s+)?"
-    r"(?:not\s+(?:the\s+(?:\w+\s+)?(?:answer|solution|result|value|one)|right|correct|valid|true|it|possible|an?\s+(?:answer|solution)|"
+    r"(?:(?:can't|cannot|couldn't|won't|isn't|wasn't|shouldn't|can\s+not|is\s+not|was\s+not|does\s+not|doesn't)\s+(?:be\s+|look\s+|seem\s+)?"
+    r"(?:right|correct|valid|true|it|the\s+answer|possible)\b|"
+    r"not\s+(?:the\s+(?:\w+\s+)?(?:answer|solution|result|value|one)|right|correct|valid|true|it|possible|an?\s+(?:answer|solution)|"
     r"what|my\s+answer|final)\b|wrong|incorrect|false|invalid|mistaken|erroneous|impossible|bogus|nonsense|absurd|"
     r"ruled\s+out|rejected|excluded|eliminated|discarded|a\s+(?:mistake|typo|miscalculation|red\s+herring|trap|decoy|lie)\b|"
     r"an\s+error\b|(?:is|was|are|were|does|do|did)?n't\s+(?:right|correct|valid|true|it|the\s+answer|possible|work)\b|doesn't\s+work|does\s+not\s+work|fails?\b|"
@@ -140,7 +152,8 @@ def qualified_before(text: str, start: int) -> str | None:
     if cue is None:
         return None
     gap = before[cue.end() :]
-    if len(gap.strip()) > _GAP or _BREAK.search(gap):
+    breaks = _DISOWN_BREAK if cue.lastgroup == "disowned" else _BREAK
+    if len(gap.strip()) > _GAP or breaks.search(gap):
         return None
     return f"{cue.lastgroup}: {cue.group(0).strip()!r} before the answer"
 
