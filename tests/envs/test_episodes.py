@@ -79,7 +79,7 @@ def test_an_endless_loop_is_stopped_at_the_time_limit_and_reported():
     ("x = bytearray(4 << 30)", "MemoryError"),
     ("raise SystemExit(3)", "exit code 3"),
     ("import os\nos.kill(os.getpid(), 9)", "signal 9"),
-    ("import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=1)", "Error"),
+    ("import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=1)", "no network access"),
     ("1/0", "ZeroDivisionError"),
 ])
 def test_a_failing_or_hostile_program_is_a_message_not_a_crash(code, expect):

@@ -9,16 +9,25 @@ not run: the episode ends "max_turns". When one turn is left, the tool message
 says so. A turn holding a reserved transcript marker (`protocol.reserved_marker`:
 the turn separator, a tool-reply tag, a role marker) is rejected unread and
 ends the episode "rejected". Once the episode's tool time (`time_budget_s`)
-is spent, further calls are answered "not run".
+is spent, further calls are answered "not run". Tool time is the episode's
+own execution: a program's run time as the sandbox measured it, never the
+time it waited for a free sandbox behind other episodes.
+
+The environment's own failures end the episode "env_error" and are recorded
+as such (`error` in the document), so the verifier scores it status "error",
+never a wrong answer: a sandbox that could not run a program after
+`tools.START_ATTEMPTS` fresh starts, or a bug that raised in `step`.
 
 The ledger: every call the environment executed, with what it resolved it
-to: for `navigate` the requested path (normalised, see
-`tools.requested_path`) and the page opened (or None), for `run_python` the
-page whose HTML the program got, the code and the program's status. The
-verifier judges safety and proof of work on this ledger, never on a re-read
-of the model's text. `completion(turns)` is what the verifier scores: a JSON
-document (`EPISODE_KEY`) holding the model's turns as a list, the ledger,
-whether a turn was rejected, and the scoring settings of these limits.
+to: for `navigate` the requested path and host (normalised, see
+`tools.requested_path` and `tools.requested_host`) and the page opened (or
+None), for `run_python` the page whose HTML the program got, the code, the
+program's status and, when the guard stopped it, what it reached for
+(`guard.py`). The verifier judges safety and proof of work on this ledger,
+never on a re-read of the model's text. `completion(turns)` is what the
+verifier scores: a JSON document (`EPISODE_KEY`) holding the model's turns
+as a list, the ledger, whether a turn was rejected, the environment's error
+if any, and the scoring settings of these limits.
 """
 
 from __future__ import annotations
@@ -75,15 +84,19 @@ class WebExtractEnv:
 
     stop_strings = protocol.STOP_STRINGS
 
-    def __init__(self, problem: Problem, limits: EpisodeLimits | None = None) -> None:
+    def __init__(self, problem: Problem, limits: EpisodeLimits | None = None,
+                 sandboxes: tools.SandboxPool | None = None) -> None:
+        """`sandboxes`: the pool `run_python` uses (default: this process's, `tools.sandbox_pool()`)."""
         self.problem = problem
         self.id = problem.id
         self.limits = limits or EpisodeLimits()
+        self.sandboxes = sandboxes
         self.site = problem.extra["site"]
         self.current = self.site["start"]
         self.turn = 0
         self.ledger: list[dict[str, Any]] = []
         self.rejected: str | None = None
+        self.error: str | None = None  # the environment's own failure, which ended the episode
         self.spent_s = 0.0
 
     def initial_messages(self) -> list[Message]:
@@ -97,7 +110,7 @@ class WebExtractEnv:
     def completion(self, turns: list[dict[str, Any]]) -> str:
         """The document the verifier scores (see the module docstring)."""
         return json.dumps({EPISODE_KEY: EPISODE_FORMAT, "turns": [t["text"] for t in turns], "calls": self.ledger,
-                           "rejected": self.rejected, "call_cost": self.limits.call_cost,
+                           "rejected": self.rejected, "error": self.error, "call_cost": self.limits.call_cost,
                            "unsafe_reward": self.limits.unsafe_reward}, ensure_ascii=False)
 
     def step(self, text: str, finish_reason: str, *, last_turn: bool) -> StepResult:
@@ -105,7 +118,8 @@ class WebExtractEnv:
             return self._step(text, finish_reason, last_turn)
         except Exception as exc:  # noqa: BLE001 - a bug here must end one episode, not the run
             log.exception("webextract %s: the environment failed on turn %d", self.id, self.turn)
-            return StepResult(True, None, "env_error", {"calls": [], "error": f"{type(exc).__name__}: {exc}"[:300]})
+            self.error = f"{type(exc).__name__}: {exc}"[:300]
+            return StepResult(True, None, "env_error", {"calls": [], "error": self.error})
 
     def _step(self, text: str, finish_reason: str, last_turn: bool) -> StepResult:
         self.turn += 1
@@ -138,6 +152,8 @@ class WebExtractEnv:
             if call.name == "run_python" and isinstance(call.arguments.get("code"), str):
                 record["arguments"] = {"code_chars": len(call.arguments["code"])}  # the code is in the turn's text
             records.append({**record, "output": output, "page": page})
+            if self.error is not None:  # the sandbox could not run the program: the episode cannot go on
+                return StepResult(True, None, "env_error", {"calls": records, "error": self.error})
         left = self.limits.max_turns - self.turn
         if left == 1:
             outputs[-1] += "\n[1 message left: reply with your final <answer> or <abstain> now]"
@@ -145,12 +161,13 @@ class WebExtractEnv:
 
     def _execute(self, call: protocol.ToolCall) -> str:
         """Run one well-formed call, record it in the ledger, return its output."""
-        started = time.monotonic()
         entry: dict[str, Any] = {"turn": self.turn, "tool": call.name, "page": self.current}
         if call.name == "navigate":
+            started = time.monotonic()
             url = call.arguments["url"]
             path, why = tools.resolve(self.site, self.current, url)
-            entry.update(requested=tools.requested_path(self.site, self.current, url), target=path,
+            entry.update(url=url[:1000], requested=tools.requested_path(self.site, self.current, url),
+                         host=tools.requested_host(self.site, self.current, url), target=path,
                          status="ok" if path else "error")
             if path is None:
                 output = why
@@ -159,15 +176,19 @@ class WebExtractEnv:
                 html = self.site["pages"][path]
                 output = (f"Opened {self.site['base_url']}{path} (title: {tools.page_title(html)!r}, {len(html)} "
                           "characters). HTML now holds this page.")
+            self.spent_s += time.monotonic() - started
         else:
             code = call.arguments["code"]
             timeout = max(0.1, min(self.limits.run_timeout_s, self.limits.time_budget_s - self.spent_s))
-            output, status = tools.run_python(code, self.site["pages"][self.current], self.site["base_url"] + self.current,
-                                              timeout_s=timeout, memory_mb=self.limits.run_memory_mb,
-                                              max_output_chars=self.limits.max_output_chars)
-            entry.update(code=code, status=status)
-            if status == "timeout" and timeout < self.limits.run_timeout_s:
+            run = tools.run_python(code, self.site["pages"][self.current], self.site["base_url"] + self.current,
+                                   timeout_s=timeout, memory_mb=self.limits.run_memory_mb,
+                                   max_output_chars=self.limits.max_output_chars, pool=self.sandboxes)
+            output = run.output
+            entry.update(code=code, status=run.status, **({"reached": run.reached} if run.reached else {}))
+            if run.status == "error":
+                self.error = output
+            self.spent_s += run.duration_s  # the program's own time, not the wait for a free sandbox
+            if run.status == "timeout" and timeout < self.limits.run_timeout_s:
                 self.spent_s = self.limits.time_budget_s  # stopped by the budget, not by its own limit: all spent
-        self.spent_s += time.monotonic() - started
         self.ledger.append(entry)
         return output

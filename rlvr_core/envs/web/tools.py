@@ -10,8 +10,23 @@ hold bs4, lxml and html5lib are bound read-only so the program can import
 them. A `Sandbox` runs one program at a time, so this module keeps a pool of
 them (`sandbox_workers()`, default min(4, CPUs)), each in a worker thread of
 its own: programs of different episodes run concurrently, at most that many
-at once. Tool outputs are
-capped at `max_output_chars` with a note saying how much was cut.
+at once. Tool outputs are capped at `max_output_chars` with a note saying
+how much was cut.
+
+What a program did, beyond its output: the guard (`guard.py`) runs before
+the model's code and stops the program the moment it reaches for the
+network, a process or native code; `run_python` reports that as status
+"stopped" with what it reached for, which the verifier judges.
+
+A sandbox that cannot run a program at all (it failed to start, refused,
+or its zygote stopped answering: status "error" with no exit code, which no
+program can produce) is the environment's failure, not the program's: the
+sandbox is replaced and the program run again, up to `START_ATTEMPTS`
+times; after that `run_python` returns status "error" and the environment
+ends the episode as an error (never a wrong answer). The time a program
+spends waiting for a free sandbox is not its own: `Run.duration_s` is the
+program's run time as the sandbox measured it, what the episode's tool-time
+budget counts.
 
 `navigate` serves pages of the generated site only: a link is resolved
 against the current page, the query string and fragment are ignored for the
@@ -20,7 +35,8 @@ message, never an exception. `requested_path` is the normalised path a
 target names (percent-decoding, backslashes, repeated slashes and dot
 segments undone, lower case), whatever the host and whether or not the page
 exists: what the safety check compares with the paths an injected
-instruction asked to open.
+instruction asked to open; `requested_host` is the host it names, in the
+form the safety check compares with the hosts an instruction named.
 """
 
 from __future__ import annotations
@@ -31,16 +47,21 @@ import posixpath
 import queue
 import re
 import threading
+import unicodedata
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
+from rlvr_core.envs.web import guard
+
 log = logging.getLogger(__name__)
+START_ATTEMPTS = 3  # runs of one program on a fresh sandbox each, when the sandbox cannot run it
 
 _TITLE = re.compile(r"<title>(.*?)</title>", re.DOTALL | re.IGNORECASE)
 _SLASHES = re.compile(r"/{2,}")
+_DOTS = str.maketrans({"\u3002": ".", "\uff0e": ".", "\uff61": "."})  # ideographic and full-width full stops
 
 
 def sandbox_workers() -> int:
@@ -53,13 +74,18 @@ def sandbox_workers() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
+class SandboxBroken(RuntimeError):
+    """The sandbox a job was given cannot run programs; the pool replaces it."""
+
+
 class SandboxPool:
     """Up to `size` sandboxes, each owned by a worker thread that lives as long as the process.
 
     `submit(job)` runs `job(sandbox)` on a free worker (starting one, up to `size`) and returns its result.
     Every start and restart of a sandbox's zygote happens in its worker thread: bubblewrap's
     --die-with-parent kills the zygote when the *thread* that started it exits, so a zygote started from a
-    short-lived thread (a step of `run_episodes`) would die under the next program.
+    short-lived thread (a step of `run_episodes`) would die under the next program. A sandbox that fails to
+    be made, or a job that raises `SandboxBroken`, leaves the worker without one: the next job makes a new one.
     """
 
     def __init__(self, size: int, make: Callable[[], Any]) -> None:
@@ -90,12 +116,26 @@ class SandboxPool:
                 if box is None:
                     box = self._make()
                 done.set_result(job(box))
+            except SandboxBroken as exc:
+                box = _discard(box)
+                done.set_exception(exc)
             except BaseException as exc:  # noqa: BLE001 - handed to the caller
                 done.set_exception(exc)
             finally:
                 with self._lock:
                     self._running -= 1
                     self._idle += 1
+
+
+def _discard(box: Any) -> None:
+    """Close a sandbox that cannot run programs (its zygote, uid and cgroup go with it)."""
+    close = getattr(box, "close", None)
+    if close is not None:
+        try:
+            close()
+        except Exception:  # noqa: BLE001 - a broken sandbox may fail to close too; it is dropped either way
+            log.exception("run_python: closing a broken sandbox failed")
+    return None
 
 
 _POOL: tuple[int, SandboxPool] | None = None
@@ -127,23 +167,39 @@ def sandbox_pool() -> SandboxPool:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What happened to one program: status "ok", "failed", "timeout" or "error" (could not run)."""
+    """What happened to one program: status "ok", "failed", "timeout" or "error" (could not run), its exit code
+    (None when it did not run to one), and its own run time."""
 
     status: str
     stdout: str
     stderr: str
     detail: str
+    returncode: int | None = None
+    duration_s: float = 0.0
 
 
-def run_untrusted(program: str, *, timeout_s: float, memory_mb: int) -> Outcome:
+def run_untrusted(program: str, *, timeout_s: float, memory_mb: int, pool: SandboxPool | None = None) -> Outcome:
     """Run `program` contained, with bs4, lxml and html5lib importable. The one adapter over the sandbox's API;
-    never raises."""
-    try:
-        result = sandbox_pool().submit(lambda box: box.run(program, timeout_s=timeout_s, memory_mb=memory_mb))
-        return Outcome(result.status, result.stdout, result.stderr, result.detail)
-    except Exception as exc:  # noqa: BLE001 - a tool never crashes the episode
-        log.exception("run_python: the sandbox failed")
-        return Outcome("error", "", "", f"{type(exc).__name__}: {exc}")
+    never raises. A sandbox that cannot run it (see the module docstring) is replaced and the run tried again,
+    `START_ATTEMPTS` times in all; then the outcome is "error"."""
+    pool = pool or sandbox_pool()
+
+    def job(box: Any) -> Outcome:
+        result = box.run(program, timeout_s=timeout_s, memory_mb=memory_mb)
+        if result.status == "error" and result.returncode is None:
+            raise SandboxBroken(result.detail or "the sandbox gave no result")
+        return Outcome(result.status, result.stdout, result.stderr, result.detail, result.returncode,
+                       float(result.duration_s))
+
+    why = ""
+    for attempt in range(START_ATTEMPTS):
+        try:
+            return pool.submit(job)
+        except Exception as exc:  # noqa: BLE001 - a tool never crashes the episode
+            why = f"{type(exc).__name__}: {exc}"
+            log.warning("run_python: the sandbox could not run the program (attempt %d of %d): %s", attempt + 1,
+                        START_ATTEMPTS, why)
+    return Outcome("error", "", "", f"the sandbox could not run the program in {START_ATTEMPTS} attempts ({why})")
 
 
 def cap(text: str, limit: int) -> str:
@@ -154,8 +210,9 @@ def cap(text: str, limit: int) -> str:
 
 
 def _program(code: str, html: str, url: str) -> str:
-    """The model's code under `<run_python>` (tracebacks show its own line numbers), with HTML and PAGE_URL set."""
-    return (f"HTML = {html!r}\nPAGE_URL = {url!r}\n"
+    """The guard, then the model's code under `<run_python>` (tracebacks show its own line numbers), with HTML and
+    PAGE_URL set."""
+    return (guard.PRELUDE + f"HTML = {html!r}\nPAGE_URL = {url!r}\n"
             "with open('page.html', 'w', encoding='utf-8') as _f:\n    _f.write(HTML)\n"
             f"_code = {code!r}\n"
             "exec(compile(_code, '<run_python>', 'exec'), {'__name__': '__main__', 'HTML': HTML, 'PAGE_URL': PAGE_URL})\n")
@@ -167,21 +224,38 @@ def _clean_traceback(stderr: str) -> str:
                      if not line.startswith(('  File "<string>"', '  File "<program>"')))
 
 
-def run_python(code: str, html: str, url: str, *, timeout_s: float, memory_mb: int,
-               max_output_chars: int) -> tuple[str, str]:
-    """(the tool's output text, the program's status) for one `run_python` call."""
-    outcome = run_untrusted(_program(code, html, url), timeout_s=timeout_s, memory_mb=memory_mb)
+@dataclass(frozen=True)
+class Run:
+    """One `run_python` call as the tool reports it: the output text for the model, the status ("ok", "failed",
+    "timeout", "stopped" by the guard, or "error": the sandbox could not run it), what the guard stopped it
+    reaching for, and the program's own run time."""
+
+    output: str
+    status: str
+    reached: str = ""
+    duration_s: float = 0.0
+
+
+def run_python(code: str, html: str, url: str, *, timeout_s: float, memory_mb: int, max_output_chars: int,
+               pool: SandboxPool | None = None) -> Run:
+    """Run one `run_python` call; never raises."""
+    outcome = run_untrusted(_program(code, html, url), timeout_s=timeout_s, memory_mb=memory_mb, pool=pool)
     if outcome.status == "error":
-        return f"run_python could not run the program: {outcome.detail[:500]}", outcome.status
+        return Run(f"run_python could not run the program: {outcome.detail[:500]}", "error")
     parts = [outcome.stdout.rstrip("\n")] if outcome.stdout.strip() else []
-    if outcome.status == "timeout":
+    status, reached = outcome.status, ""
+    if guard.stopped(outcome.returncode):
+        status, reached = "stopped", guard.reached_for(outcome.stderr) or "an unnamed operation"
+        parts.append(f"[stopped: the program reached for {reached[:300]}; run_python has no network access, no "
+                     "processes and no native code. HTML holds the page.]")
+    elif outcome.status == "timeout":
         parts.append(f"[stopped: the program ran past the {timeout_s:g} s time limit]")
     elif outcome.status == "failed":
-        err = _clean_traceback(outcome.stderr).strip()
+        err = _clean_traceback(guard.without_lines(outcome.stderr)).strip()
         parts.append(err[-1500:] if err else f"[the program failed: {outcome.detail}]")
     if not parts:
-        return "(no output: print what you want to see)", outcome.status
-    return cap("\n".join(parts), max_output_chars), outcome.status
+        return Run("(no output: print what you want to see)", status, reached, outcome.duration_s)
+    return Run(cap("\n".join(parts), max_output_chars), status, reached, outcome.duration_s)
 
 
 def page_title(html: str) -> str:
@@ -229,3 +303,21 @@ def requested_path(site: dict[str, Any], current: str, target: str) -> str:
         return normalise_path(_absolute(site, current, target.replace("\\", "/")).path or "/")
     except ValueError:
         return normalise_path(target.split("?", 1)[0].split("#", 1)[0])
+
+
+def normalise_host(host: str) -> str:
+    """A host name as a resolver would read it: percent-decoded, NFKC (full-width letters), ideographic and
+    full-width dots as dots, lower case, without a trailing dot, internationalised names in their ASCII form."""
+    host = unicodedata.normalize("NFKC", unquote(host).translate(_DOTS)).casefold().strip().rstrip(".")
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return host
+
+
+def requested_host(site: dict[str, Any], current: str, target: str) -> str:
+    """The normalised host `target` names from `current` (the site's own for a relative link), "" if unparsable."""
+    try:
+        return normalise_host(_absolute(site, current, target.replace("\\", "/")).hostname or "")
+    except ValueError:
+        return ""
