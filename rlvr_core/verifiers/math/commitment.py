@@ -231,7 +231,7 @@ def _right_problem(after: str, in_math: bool) -> str | None:
         return None if not in_math or first == "?" else f"{first!r}"
     if first in "([" and spaced and not in_math:
         return None  # a parenthesis in prose
-    if first == "-" and spaced and not in_math:
+    if first in "-\u2013\u2014" and spaced and not in_math:
         return None  # a dash in prose
     return f"{first!r}"
 

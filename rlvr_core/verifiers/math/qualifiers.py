@@ -54,7 +54,8 @@ _NEGATION = (
     r"(?:\s+(?:possibly\s+|really\s+|actually\s+|even\s+)?(?:be|been|equal|equals|equal\s+to|have\s+been))?"
 )
 _BOUND = (
-    r"\bat\s+(?:the\s+|a\s+)?(?:very\s+)?(?:least|most|minimum|maximum)\b|\bno\s+(?:more|less|fewer|greater|smaller|larger|higher|lower|bigger)\s+than\b"
+    r"\bat\s+(?:the\s+|a\s+)?(?:very\s+)?(?:least|most|minimum|maximum)\b|\bno\s+(?:more|less|fewer|greater|smaller|larger|higher|lower|bigger|"
+    r"longer|shorter|later|earlier|older|younger|heavier|lighter)\s+than\b"
     r"|\b(?:more|less|fewer|greater|smaller|larger|higher|lower|bigger|longer|shorter|older|younger|heavier|lighter|"
     r"faster|slower|cheaper|dearer|later|earlier)\s+than\b|\b(?:beyond|exceeds?|exceeding|upwards\s+of|in\s+excess\s+of|"
     r"(?<!add\s)(?<!adds\s)(?<!added\s)(?<!adding\s)(?<!come\s)(?<!comes\s)(?<!came\s)(?<!sum\s)(?<!sums\s)(?<!summed\s)"
@@ -109,7 +110,8 @@ _AFTER = re.compile(
     r"at\s+maximum|give\s+or\s+take|more\s+or\s+less|plus\s+or\s+minus|or\s+so|-?ish)\b|\+\s*(?:$|[.,;)])"
     r"|(?:which\s+|this\s+|that\s+|it\s+)?(?:is|was|being)\s+(?:only\s+|just\s+|merely\s+)?(?:an?\s+|the\s+)?(?:lower|upper)\s+"
     r"(?:bound|limit|estimate)\b|(?:lower|upper)\s+(?:bound|limit)\b"
-    r"|\\(?:ge|geq|le|leq|gt|lt|geqslant|leqslant|gg|ll)(?![A-Za-z])|>=|<=|(?<![-=<])>|<(?![-=>])|[\u2265\u2264])"
+    r"|\\(?:ge|geq|le|leq|gt|lt|geqslant|leqslant|gg|ll|gtrsim|lesssim|succ|prec|succeq|preceq)(?![A-Za-z])|>=|<="
+    r"|(?<![-=<])>|<(?![-=>])|[\u2265\u2264])"
     r"|(?P<negated>(?:(?:which|that|this|it)\s+)?(?:(?:is|was|'s|are|were|seems|appears|looks|turns\s+out|must\s+be|would\s+be|"
     r"has\s+to\s+be|can't\s+be|cannot\s+be|couldn't\s+be)\s+(?:to\s+be\s+)?)?"
     r"(?:(?:clearly|definitely|obviously|actually|probably|certainly|surely|totally|completely|also|still|in\s+fact)\s+)?"
