@@ -16,6 +16,7 @@ sandboxed program returns, or, with `reward="fraction"`, the share that holds.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -31,6 +32,11 @@ RewardMode = Literal["all", "fraction"]
 REWARD_ENV = "RLVR_CODE_REWARD"  # "all" (default) or "fraction", for processes whose verifier is built by name
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _BEGIN_DONE = re.compile(r"\[BEGIN\](.*?)(?:\[DONE\]|\Z)", re.DOTALL)
+_MARKER = re.compile(r"^\[(?:BEGIN|DONE)\][ \t]*|[ \t]*\[(?:BEGIN|DONE)\][ \t]*$", re.MULTILINE)
+_LONE_FENCE = re.compile(r"^[ \t]*```[ \t]*\n?", re.MULTILINE)
+_CODE_START = re.compile(r"^(?:\"{3}|'{3}|async[ \t]+def|def|class|import|from|@|[A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*"
+                         r"[ \t]*(?::[^=\n]*)?=[^=])", re.MULTILINE)
+_PROSE_LINES = 40  # trailing lines dropped at most while looking for a program that parses
 
 
 def extract_code(completion: str) -> str | None:
@@ -39,8 +45,11 @@ def extract_code(completion: str) -> str | None:
     Order: `[BEGIN]...[DONE]` (MBPP's few-shot format), then every fenced block
     tagged python (or untagged) joined in order, so a later block may use or
     redefine an earlier one's functions (a later `def` wins, as when run), else
-    the raw text if it looks like Python. Inside
-    any of them a stray `[DONE]` and surrounding quotes or fences are stripped.
+    the raw text. What is stripped, and nothing else: markdown fences,
+    `[BEGIN]`/`[DONE]` markers at the start or end of a line, and prose around
+    the program (text before its first statement, lines after its last one,
+    when the whole does not parse). Quotes and docstrings are the program's own:
+    a program that opens with a docstring or ends with a string is kept intact.
     """
     text = strip_think(completion)
     if text is None:
@@ -51,14 +60,36 @@ def extract_code(completion: str) -> str | None:
     blocks = [body for lang, body in _FENCE.findall(text) if lang.lower() in ("", "python", "py", "python3")]
     if blocks:
         code = "\n\n".join(blocks)
-    elif "```" in text:
+    elif re.search(r"^[ \t]*```[ \t]*\S", text, re.MULTILINE):
         return None  # fenced, but in another language
     else:
-        code = text
-    code = code.replace("[DONE]", "").strip().strip("'\"").strip()
-    if code.startswith("```"):
-        code = code.split("\n", 1)[1] if "\n" in code else ""
+        code = _LONE_FENCE.sub("", text)  # an unmatched fence line
+    code = _without_prose(_MARKER.sub("", code).strip("\n"))
     return code if re.search(r"^\s*(def|class|import|from|[A-Za-z_]\w*\s*=)", code, re.MULTILINE) else None
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _without_prose(code: str) -> str:
+    """`code` itself when it parses; else from its first line that starts a statement (a docstring opening the
+    program counts) to the last line that leaves it parsing; else unchanged (it fails as it would run)."""
+    if _parses(code):
+        return code
+    start = _CODE_START.search(code)
+    if start is None:
+        return code
+    lines = code[start.start():].splitlines()
+    for end in range(len(lines), max(len(lines) - _PROSE_LINES, 0), -1):
+        candidate = "\n".join(lines[:end])
+        if _parses(candidate):
+            return candidate
+    return code
 
 
 def _strings(data: dict, key: str) -> list[str]:
