@@ -6,15 +6,19 @@ both normalise to the code answer JSON (`verifiers/code/verifier.py`):
 "tests" the official asserts, "challenge" MBPP's challenge asserts, "entry"
 and "prelude" what the reference solution says about trusted names
 (`verifiers/code/reference.py`), and, once cached, "hidden" asserts
-generated from the reference solution (`verifiers/code/hidden.py`; stored
-with the dataset in the store, its manifest recording the generator version,
-the count and the problems whose reference fails its own tests).
+generated from the reference solution (`verifiers/code/hidden.py`, with the
+known-correct programs of `mbpp_known_correct.py`; stored with the dataset
+in the store, its manifest recording the generator version, the count, the
+problems with fewer hidden tests than asked and those whose reference fails
+its own tests, which are graded on their official tests only).
 
-A task is shown with its first three asserts (lm-eval's `mbpp` wording, used
-by the benchmark prompt and by training prompts alike): the task text alone
-does not say what the function is called, and the asserts call it by name.
-Those asserts are all of a row's official tests, which is why training
-grades on the challenge and hidden ones too. Completions end at `[DONE]`.
+The benchmark prompt shows a task with its first three asserts (lm-eval's
+`mbpp` wording: `benchmark_prompt_text`), which are all of a row's official
+tests. A training prompt shows the task with its first assert only
+(`prompt_text`): the function's name and call shape, one answer. Training
+grades the official tests, the challenge tests and the hidden ones, so no
+answer the prompt shows is worth anything on its own. Completions end at
+`[DONE]`.
 """
 
 from __future__ import annotations
@@ -28,17 +32,24 @@ from rlvr_core.data.source import Derivation, Row, RowContext, SkipRow, Source, 
 from rlvr_core.verifiers.code.reference import trusted_parts
 
 DONE = "[DONE]"
-SHOWN_TESTS = 3
+BENCHMARK_SHOWN_TESTS = 3  # lm-eval's mbpp prompt
+TRAINING_SHOWN_TESTS = 1  # the name and call shape; the other official tests are graded, never shown
 
 
-def task_with_tests(text: str, tests: list[str]) -> str:
-    """The task text followed by its first asserts (lm-eval `mbpp` wording)."""
-    return f"{text} Your code should pass these tests:\n\n" + "\n".join(tests[:SHOWN_TESTS])
+def task_with_tests(text: str, tests: list[str], shown: int = BENCHMARK_SHOWN_TESTS) -> str:
+    """The task text followed by its first `shown` asserts (lm-eval `mbpp` wording)."""
+    return f"{text} Your code should pass these tests:\n\n" + "\n".join(tests[:shown])
+
+
+def benchmark_prompt_text(problem: Problem) -> str:
+    """The task with its first three official asserts, as the `mbpp` benchmark prompt shows it."""
+    return task_with_tests(problem.prompt, json.loads(problem.answer)["tests"])
 
 
 def prompt_text(problem: Problem) -> str:
-    """What fills a training template's `{prompt}`: the task and its official asserts (never the others)."""
-    return task_with_tests(problem.prompt, json.loads(problem.answer)["tests"])
+    """What fills a training template's `{prompt}`: the task and its first official assert (never the
+    others, the challenge or the hidden tests)."""
+    return task_with_tests(problem.prompt, json.loads(problem.answer)["tests"], TRAINING_SHOWN_TESTS)
 
 
 def official_tests_only(problem: Problem) -> Problem:
@@ -75,15 +86,17 @@ def normalise(row: Row, ctx: RowContext) -> Problem:
 
 
 def _hidden_version() -> dict[str, Any]:
+    from rlvr_core.data.sources.mbpp_known_correct import known_correct_digest
     from rlvr_core.verifiers.code.hidden import derivation_version
 
-    return derivation_version()
+    return {**derivation_version(), "known_correct": known_correct_digest()}
 
 
 def _add_hidden(problems: list[Problem]) -> tuple[list[Problem], dict[str, Any]]:
+    from rlvr_core.data.sources.mbpp_known_correct import KNOWN_CORRECT
     from rlvr_core.verifiers.code.hidden import add_hidden_tests
 
-    return add_hidden_tests(problems)
+    return add_hidden_tests(problems, KNOWN_CORRECT)
 
 
 MBPP = Source(
