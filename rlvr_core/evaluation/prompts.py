@@ -50,11 +50,11 @@ def _mbpp_task(task: str) -> str:
 def mbpp_prompt(problem: Problem) -> str:
     """lm-eval `mbpp`: 3 exemplars, each `task + tests + [BEGIN] code [DONE]`; the model writes code then `[DONE]`.
 
-    The task with its asserts is `mbpp.prompt_text`, the same text a training prompt shows.
+    The task with its asserts is `mbpp.benchmark_prompt_text` (a training prompt shows the first assert only).
     """
     shots = "".join(_mbpp_task(mbpp.task_with_tests(ex["text"], ex["tests"])) + ex["code"] + f"\n{mbpp.DONE}\n"
                     for ex in fewshot("mbpp_3shot"))
-    return shots + _mbpp_task(mbpp.prompt_text(problem))
+    return shots + _mbpp_task(mbpp.benchmark_prompt_text(problem))
 
 
 def raw_prompt(problem: Problem) -> str:
