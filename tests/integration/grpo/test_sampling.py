@@ -81,14 +81,15 @@ def _mbpp_problem():
     return mbpp.normalise(row, RowContext(mbpp.MBPP.name, "full", "train", 0))
 
 
-def test_an_mbpp_training_prompt_shows_its_asserts_and_so_the_function_name():
+def test_an_mbpp_training_prompt_shows_its_first_assert_and_so_the_function_name():
     problem = _mbpp_problem()
     prompt = training_prompt(load_config("mbpp").data.prompt_template, problem)
-    assert problem.prompt in prompt
-    for test in json.loads(problem.answer)["tests"]:
-        assert test in prompt
-    # The same task text as the benchmark prompt's (one builder, not a copy).
-    assert mbpp.prompt_text(problem) in get_benchmark("mbpp").prompt(problem)
+    first, *others = json.loads(problem.answer)["tests"]
+    assert problem.prompt in prompt and first in prompt
+    assert not any(test in prompt for test in others)  # graded, never shown (issue 41)
+    # The benchmark prompt shows all three, with the same task text (one builder, not a copy).
+    assert mbpp.benchmark_prompt_text(problem) in get_benchmark("mbpp").prompt(problem)
+    assert mbpp.prompt_text(problem) in mbpp.benchmark_prompt_text(problem)
 
 
 @pytest.mark.parametrize("config,stops", [
