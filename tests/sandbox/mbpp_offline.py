@@ -1,9 +1,16 @@
 """The MBPP rows this repository ships (no network at test time), as the loader would cache them.
 
-The three few-shot exemplars (`rlvr_core/evaluation/fewshot/mbpp_3shot.json`:
-MBPP prompt-split tasks 2, 3 and 4) and task 126, transcribed from MBPP
-(CC-BY-4.0) because its entry is named like a builtin (`sum`): a correct
-solution could not pass it while `sum` resolved to the builtin.
+All are transcribed from MBPP (CC-BY-4.0; google-research/google-research,
+`mbpp/mbpp.jsonl`): dataset rows, not software.
+
+- `rows()`: the three few-shot exemplars (`rlvr_core/evaluation/fewshot/mbpp_3shot.json`:
+  MBPP prompt-split tasks 2, 3 and 4) and task 126, because its entry is named
+  like a builtin (`sum`): a correct solution could not pass it while `sum`
+  resolved to the builtin. The sandbox attack tests run each in every mode.
+- `shipped_rows()`: `tests/data/mbpp_rows.jsonl`, 60 problems for the hidden
+  tests: those issue 41 names (2, 3, 11, 126, 533, 602, 605, 644, 648, 650,
+  666) and a spread of arguments and answers (lists, strings, numbers,
+  tuples, records, dicts, Counters, floats, builtin type names, challenge tests).
 """
 
 from __future__ import annotations
@@ -11,6 +18,8 @@ from __future__ import annotations
 import ast
 import json
 from functools import cache
+from pathlib import Path
+from typing import Any
 
 from rlvr_core.problem import Problem
 from rlvr_core.data.source import RowContext
@@ -46,6 +55,28 @@ def problems_with_hidden_tests() -> tuple[Problem, ...]:
     assert MBPP.derive is not None
     derived, _ = MBPP.derive.apply(problems())
     return tuple(derived)
+
+
+SHIPPED = Path(__file__).resolve().parents[1] / "data" / "mbpp_rows.jsonl"
+
+
+def shipped_rows() -> list[dict]:
+    """The rows of `tests/data/mbpp_rows.jsonl`, as MBPP's "full" config has them."""
+    return [json.loads(line) for line in SHIPPED.read_text().splitlines() if line.strip()]
+
+
+def shipped_problems() -> list[Problem]:
+    assert MBPP.normalise is not None
+    return [MBPP.normalise(row, RowContext(MBPP.name, "full", "train", i)) for i, row in enumerate(shipped_rows())]
+
+
+@cache
+def shipped_with_hidden_tests() -> tuple[tuple[Problem, ...], dict[str, Any]]:
+    """`shipped_problems()` with their hidden tests, and the derivation's summary, generated as the dataset cache
+    step does (in this host's sandbox, with the known-correct programs): once per test process."""
+    assert MBPP.derive is not None
+    derived, summary = MBPP.derive.apply(shipped_problems())
+    return tuple(derived), summary
 
 
 def answer(problem: Problem) -> dict:
