@@ -1,5 +1,7 @@
 """Hidden tests generated from the reference solution: enough of them, in the official asserts' form, only
-where the reference answers deterministically, and always passed by the reference itself."""
+where the reference answers deterministically, inside the task's domain, never where a known-correct program
+disagrees, and always passed by the reference itself. (The shipped MBPP problems, the attacks and the correct
+programs: `test_code_hidden_tests_mbpp.py`; the domain rules: `test_code_domain.py`.)"""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from rlvr_core.problem import Problem
 from rlvr_core.data.sources.mbpp import official_tests_only
 from rlvr_core.sandbox.runner import Sandbox
 from rlvr_core.verifiers.code import hidden
+from rlvr_core.verifiers.code.domain import CallDomain
 from rlvr_core.verifiers.code.hidden import generate_hidden_tests, hidden_test_count
 from rlvr_core.verifiers.code.verifier import CodeVerifier, parse_answer
 from tests.sandbox import mbpp_offline
@@ -74,7 +77,64 @@ def test_a_reference_that_answers_differently_in_two_interpreters_keeps_no_hidde
 
 def test_a_reference_that_fails_its_own_tests_keeps_no_hidden_test(sandboxes) -> None:
     generated = generate_hidden_tests("broken", truth(("assert f(1) == 2",), ["f"]), "def f(x):\n    return x\n", 5, sandboxes)
-    assert generated.tests == () and generated.note.startswith("the reference fails its official tests")
+    assert generated.tests == () and generated.note.startswith(hidden.REFERENCE_FAILS)
+
+
+def test_a_reference_that_fails_a_challenge_test_keeps_no_hidden_test(sandboxes) -> None:
+    answer = {**truth(("assert f(1) == 2",), ["f"]), "challenge": ["assert f(0) == 7"]}
+    generated = generate_hidden_tests("challenged", answer, "def f(x):\n    return 2 * x\n", 5, sandboxes)
+    assert generated.tests == () and generated.note.startswith(hidden.REFERENCE_FAILS)
+
+
+BUGGY_DOUBLE = "def f(n):\n    return 0 if n % 7 == 0 else 2 * n\n"  # wrong on multiples of 7
+DOUBLE_TESTS = ("assert f(1) == 2", "assert f(3) == 6", "assert f(12) == 24")
+
+
+def test_a_known_correct_program_vetoes_the_hidden_tests_that_pin_a_references_bug(sandboxes) -> None:
+    pinned = generate_hidden_tests("double", truth(DOUBLE_TESTS, ["f"]), BUGGY_DOUBLE, 10, sandboxes)
+    assert any(t.endswith("== 0") for t in pinned.tests), pinned  # without a veto, the bug becomes a test
+    vetted = generate_hidden_tests("double", truth(DOUBLE_TESTS, ["f"]), BUGGY_DOUBLE, 10, sandboxes,
+                                   known_correct=("def f(n):\n    return n + n\n",))
+    assert len(vetted.tests) == 10 and not any(t.endswith("== 0") for t in vetted.tests), vetted
+
+
+def test_a_known_correct_program_that_fails_the_problems_own_tests_is_an_error(sandboxes) -> None:
+    with pytest.raises(ValueError, match="problem double: a known-correct program fails the problem's own tests"):
+        generate_hidden_tests("double", truth(DOUBLE_TESTS, ["f"]), BUGGY_DOUBLE, 5, sandboxes,
+                              known_correct=("def f(n):\n    return n\n",))
+
+
+def test_an_answer_outside_the_shape_of_the_shown_answers_is_never_a_hidden_test(sandboxes) -> None:
+    """MBPP 605's reference answers None for some numbers inside the shown range, where every shown answer is a
+    bool: those inputs are in the domain, their answers are not."""
+    reference = "def is_big(n):\n    if n < 0:\n        return False\n    if n < 5:\n        return None\n    return n > 9\n"
+    tests = ("assert is_big(13) == True", "assert is_big(7) == False", "assert is_big(-10) == False")
+    assert CallDomain([(13,), (7,), (-10,)]).accepts((3,))  # the None answers are reachable
+    generated = generate_hidden_tests("605-like", truth(tests, ["is_big"]), reference, 10, sandboxes)
+    assert len(generated.tests) == 10 and not any("None" in t for t in generated.tests), generated
+
+
+def test_hidden_answers_differ_from_every_shown_answer_where_answers_can(sandboxes) -> None:
+    tests = ("assert add(1, 2) == 3", "assert add(10, 5) == 15", "assert add(4, 4) == 8")
+    generated = generate_hidden_tests("add", truth(tests, ["add"]), "def add(a, b):\n    return a + b\n", 10, sandboxes)
+    answers = [int(t.rsplit("== ", 1)[1]) for t in generated.tests]
+    assert len(answers) == 10 and not set(answers) & {3, 15, 8} and generated.contrast == 0, generated
+
+
+def test_bool_answers_are_mixed_so_no_constant_passes_them(sandboxes) -> None:
+    """Every bool answer is a shown one: the hidden tests hold both, and differ from the nearest shown call's."""
+    tests = ("assert is_even(2) == True", "assert is_even(7) == False", "assert is_even(10) == True")
+    generated = generate_hidden_tests("even", truth(tests, ["is_even"]), "def is_even(n):\n    return n % 2 == 0\n",
+                                      10, sandboxes)
+    answers = {t.rsplit("== ", 1)[1] for t in generated.tests}
+    assert len(generated.tests) == 10 and answers == {"True", "False"} and generated.contrast > 0, generated
+
+
+def test_a_problem_whose_reference_fails_its_own_tests_is_graded_on_its_official_tests_only() -> None:
+    answer = json.dumps({"tests": ["assert f(1) == 2"], "entry": ["f"]})
+    broken = Problem("broken", "t", "Double it.", answer, "code", extra={"reference_code": "def f(x):\n    return x\n"})
+    problems, summary = hidden.add_hidden_tests([broken])
+    assert json.loads(problems[0].answer)["grade_on"] == "official" and summary["reference_fails_own_tests"] == ["broken"]
 
 
 @pytest.mark.slow
@@ -85,15 +145,6 @@ def test_a_mutated_input_that_hangs_the_reference_costs_only_itself(sandboxes, m
     generated = generate_hidden_tests("hangs", truth(("assert f(3) == 9", "assert f(5) == 15"), ["f"]), reference, 2,
                                       sandboxes)
     assert generated.tests and all(int(t.split("f(")[1].split(")")[0]) % 2 == 1 for t in generated.tests), generated
-
-
-def test_a_length_argument_follows_its_list() -> None:
-    import random
-
-    rng = random.Random(0)
-    for _ in range(50):
-        args, _ = hidden._mutate_call(([3, 1, 2], 3), (), rng)
-        assert args[1] == len(args[0])
 
 
 @pytest.mark.parametrize("value", ["", "ten", "-1"])
