@@ -5,6 +5,14 @@ commit marker: no manifest means no cache. The manifest records the sha256
 of the parquet bytes; a cache whose bytes do not match (a torn copy, a
 hand-edited file, two writers racing) is reported as invalid and rebuilt by
 the loader, never trusted.
+
+It also records what the rows are: each item's content hash (`item_hash`,
+over every field of the row) in order, their digest, and for a generated
+dataset the generator's version (`Source.version`: its declared version and
+a digest of its code). A cache written by another generator version is
+invalid too, so a generator change is never served the rows of the old one;
+the evaluation key (`evaluation/runner.py`) hashes the same item hashes, so
+it never returns an evaluation of other items.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from rlvr_core.storage import Store
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2 adds the item hashes and the generator version; 1 is read and upgraded by the loader
 DATA_FILE = "data.parquet"
 MANIFEST_FILE = "manifest.json"
 
@@ -38,6 +46,19 @@ def cache_path(name: str, split: str, file: str = "") -> str:
     if not name or not split or "/" in split or ".." in name:
         raise ValueError(f"bad dataset name/split {name!r}/{split!r}")
     return "/".join(p for p in ("datasets", name.replace(":", "@"), split, file) if p)
+
+
+def item_hash(problem: Problem) -> str:
+    """A short sha256 of everything that makes an item what it is: every field of its row, `extra` included."""
+    row = [problem.id, problem.source, problem.prompt, problem.answer, problem.verifier, problem.category,
+           problem.difficulty, problem.extra]
+    payload = json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:20]
+
+
+def items_digest(hashes: list[str]) -> str:
+    """The sha256 of item hashes in their order: one value that changes when any item, or their order, does."""
+    return hashlib.sha256("\n".join(hashes).encode("ascii")).hexdigest()
 
 
 def problems_to_parquet(problems: list[Problem]) -> bytes:
@@ -79,19 +100,25 @@ def write_cache(
     skipped: int = 0,
     skip_reasons: dict[str, int] | None = None,
     derived: dict[str, Any] | None = None,
+    generator_version: str | None = None,
 ) -> dict[str, Any]:
     """Write the split's parquet, then its manifest; returns the manifest. `derived`: what derived data the
-    rows hold (`Source.derive`), recorded under its key."""
+    rows hold (`Source.derive`), recorded under its key; `generator_version`: the version of the generator
+    that made the rows (`Source.version`), for a generated dataset."""
     data = problems_to_parquet(problems)
+    hashes = [item_hash(p) for p in problems]
     manifest = {
         "format_version": FORMAT_VERSION,
         "name": name,
         "source": source,
         "revision": revision,
+        "generator_version": generator_version,
         "split": split,
         "row_count": len(problems),
         "sha256": hashlib.sha256(data).hexdigest(),
         "bytes": len(data),
+        "items_sha256": items_digest(hashes),
+        "item_hashes": hashes,
         "skipped": skipped,
         "skip_reasons": dict(skip_reasons or {}),
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -102,11 +129,16 @@ def write_cache(
     return manifest
 
 
-def read_cache(store: Store, name: str, split: str, *, revision: str | None = None) -> CachedSplit | None:
+def read_cache(store: Store, name: str, split: str, *, revision: str | None = None,
+               generator_version: str | None = None) -> CachedSplit | None:
     """The cached split, or None when absent or invalid (the reason is logged).
 
     A `revision` other than None must equal the manifest's, so asking for a
-    pinned revision never returns data cached from another one.
+    pinned revision never returns data cached from another one; likewise a
+    `generator_version` (a generated dataset's current generator) must equal
+    the one that wrote the cache, and the rows must have the item hashes the
+    manifest lists. A format-1 manifest (no item hashes) is returned as it is,
+    for the loader to upgrade.
     """
     manifest_path = cache_path(name, split, MANIFEST_FILE)
     data_path = cache_path(name, split, DATA_FILE)
@@ -120,7 +152,7 @@ def read_cache(store: Store, name: str, split: str, *, revision: str | None = No
     except json.JSONDecodeError:
         manifest = None
     data = store.read_bytes(data_path)
-    problem = _validate(manifest, data, revision)
+    problem = _validate(manifest, data, revision, generator_version)
     if problem:
         log.warning("dataset cache %s is invalid (%s); rebuilding", store.uri(cache_path(name, split)), problem)
         return None
@@ -128,15 +160,24 @@ def read_cache(store: Store, name: str, split: str, *, revision: str | None = No
     if len(problems) != manifest["row_count"]:
         log.warning("dataset cache %s row count differs from its manifest; rebuilding", store.uri(manifest_path))
         return None
+    if "item_hashes" in manifest and [item_hash(p) for p in problems] != manifest["item_hashes"]:
+        log.warning("dataset cache %s rows differ from the item hashes of its manifest; rebuilding",
+                    store.uri(manifest_path))
+        return None
     return CachedSplit(problems, manifest)
 
 
-def _validate(manifest: Any, data: bytes, revision: str | None) -> str | None:
+def _validate(manifest: Any, data: bytes, revision: str | None, generator_version: str | None) -> str | None:
     """Why a manifest/data pair cannot be trusted, or None."""
-    if not isinstance(manifest, dict) or manifest.get("format_version") != FORMAT_VERSION:
+    if not isinstance(manifest, dict) or manifest.get("format_version") not in (1, FORMAT_VERSION):
         return "unknown manifest format"
     if manifest.get("sha256") != hashlib.sha256(data).hexdigest():
         return "sha256 of data.parquet does not match the manifest"
     if revision is not None and manifest.get("revision") != revision:
         return f"cached revision {manifest.get('revision')!r} is not the requested {revision!r}"
+    if generator_version is not None and manifest.get("generator_version") != generator_version:
+        return (f"cached by generator version {manifest.get('generator_version')!r}, the current generator is "
+                f"{generator_version!r}")
+    if manifest["format_version"] == FORMAT_VERSION and not isinstance(manifest.get("item_hashes"), list):
+        return "the manifest lists no item hashes"
     return None

@@ -82,17 +82,25 @@ def load_problems_with_stats(
     if limit is not None and limit < 1:
         raise ValueError(f"limit={limit} must be a positive number of problems, or None for all")
     resolved = resolve(name)
-    cached = cache.read_cache(store, name, split, revision=revision)
+    version = resolved.source.version() if resolved.source.version is not None else None
+    cached = cache.read_cache(store, name, split, revision=revision, generator_version=version)
     if cached is not None:
         m = cached.manifest
         stats = LoadStats(m["row_count"] + m["skipped"], m["row_count"], m["skipped"], dict(m["skip_reasons"]))
         derive = resolved.source.derive
-        if derive is None or m.get(derive.key, {}).get("version") == derive.version():
+        stale = derive is not None and m.get(derive.key, {}).get("version") != derive.version()
+        if not stale and m["format_version"] == cache.FORMAT_VERSION:
             return LoadResult(cached.problems[:limit], stats, m, from_cache=True)
-        log.info("deriving %s for the cached %s/%s (%s)", derive.key, name, split, derive.version())
-        problems, derived = _derive(resolved, cached.problems)
+        # A stale derivation is derived again; a manifest of the older format gets its item hashes. Neither needs
+        # the hub: the rows are the cached ones.
+        problems, derived = cached.problems, {derive.key: m[derive.key]} if derive and derive.key in m else {}
+        if stale:
+            assert derive is not None
+            log.info("deriving %s for the cached %s/%s (%s)", derive.key, name, split, derive.version())
+            problems, derived = _derive(resolved, cached.problems)
         m = cache.write_cache(store, name, split, problems, source=m["source"], revision=m["revision"],
-                              skipped=m["skipped"], skip_reasons=m["skip_reasons"], derived=derived)
+                              skipped=m["skipped"], skip_reasons=m["skip_reasons"], derived=derived,
+                              generator_version=m.get("generator_version"))
         return LoadResult(problems[:limit], stats, m, from_cache=True)
     problems, stats, origin = _build(resolved, name, split, store=store, hub_path=hub_path, revision=revision)
     problems, derived = _derive(resolved, problems)
@@ -106,6 +114,7 @@ def load_problems_with_stats(
         skipped=stats.skipped,
         skip_reasons=stats.skip_reasons,
         derived=derived,
+        generator_version=version,
     )
     log.info(
         "cached %s/%s at %s: %d problems, %d rows skipped %s",

@@ -8,8 +8,11 @@ the reasons instead of crashing, so one malformed row never sinks a dataset.
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rlvr_core.problem import Problem, VerifierName
@@ -29,6 +32,21 @@ class Derivation:
     key: str
     version: Callable[[], dict[str, Any]]
     apply: Callable[[list[Problem]], tuple[list[Problem], dict[str, Any]]]
+
+
+def code_digest(*modules: str) -> str:
+    """A short sha256 of the Python files of `modules` (a package: every file under it), found without importing
+    them: an offline generator's `Source.version` when it declares no version of its own."""
+    digest = hashlib.sha256()
+    for module in modules:
+        spec = importlib.util.find_spec(module)
+        if spec is None or spec.origin is None:
+            raise ValueError(f"code_digest: no module {module!r}; name a module of this checkout")
+        origin = Path(spec.origin)
+        files = sorted(origin.parent.rglob("*.py")) if origin.name == "__init__.py" else [origin]
+        for path in files:
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
 
 
 class SkipRow(ValueError):
@@ -53,7 +71,10 @@ class Source:
     Hub sources set `normalise` and load every config in `configs` (None is
     the hub's default config) and concatenate them; a name like
     ``"EleutherAI/hendrycks_math:algebra"`` selects one config. Offline
-    sources set `generate` instead and never touch the network.
+    sources set `generate` instead and never touch the network, and
+    `version`: what the current generator would produce (its declared
+    version and a digest of its code), recorded in the cache manifest; a
+    cache written by another version is generated again.
 
     What a rollout of one of its problems needs besides the template:
     `prompt_text` renders the text that fills a prompt template's `{prompt}`
@@ -71,10 +92,13 @@ class Source:
     prompt_text: Callable[[Problem], str] | None = None
     stop: tuple[str, ...] = ()
     derive: Derivation | None = None
+    version: Callable[[], str] | None = None
 
     def __post_init__(self) -> None:
         if (self.normalise is None) == (self.generate is None):
             raise ValueError(f"source {self.name!r}: set exactly one of `normalise` (hub) or `generate` (offline)")
+        if self.version is not None and self.generate is None:
+            raise ValueError(f"source {self.name!r}: `version` describes a generator; a hub source has none")
 
     @property
     def offline(self) -> bool:

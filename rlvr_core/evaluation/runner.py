@@ -12,9 +12,13 @@ the strict training mode, so the numbers stay comparable with published ones.
 Resumable: after a crash (even SIGKILL mid-write) a rerun keeps every finished
 batch, re-scores items that were generated but not scored, and generates only
 the rest; a torn last line is dropped. Idempotent: the key hashes (model
-content hash, benchmark, prompts, settings, limit, backend); a folder whose
-finished summary has the same key is returned without loading the model, and
-a folder holding another key is refused rather than mixed.
+content hash, benchmark, prompts, every item's content hash and the generator
+versions they carry, settings, limit, backend); a folder whose finished
+summary has the same key is returned without loading the model, and a folder
+holding another key is refused rather than mixed. Items are hashed whole
+(`data.cache.item_hash`: prompt, answer, and `extra`, which holds a generated
+item's pages and version), so a generator change that keeps every prompt
+(webextract's prompts name the page, not its content) is a new evaluation.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from rlvr_core.data.cache import item_hash, items_digest
 from rlvr_core.evaluation.benchmarks import Benchmark, get_benchmark, load_benchmark_problems
 from rlvr_core.evaluation.identity import git_commit, model_identity
 from rlvr_core.evaluation.jsonl import JsonlAppender, read_records
@@ -86,6 +91,13 @@ def _claim_folder(out: Path, key: str, key_payload: dict[str, Any]) -> dict[str,
                                  f"another folder.")
     write_json_atomic(key_path, {"key": key, **key_payload})
     return None
+
+
+def items_identity(problems: list) -> dict[str, Any]:
+    """What the evaluated items are, for the evaluation key: the digest of their content hashes, and the
+    generator versions they carry (a generated dataset's items record theirs in `extra`)."""
+    versions = sorted({str(p.extra["generator_version"]) for p in problems if "generator_version" in p.extra})
+    return {"items_sha": items_digest([item_hash(p) for p in problems]), "generator_versions": versions}
 
 
 def _batches(items: list[int], size: int) -> Iterator[list[int]]:
@@ -211,7 +223,8 @@ def evaluate(
         identity = model_identity(model_path)
     key_payload = {
         "content_hash": identity["content_hash"], "benchmark": bench.name, "dataset": bench.dataset,
-        "split": bench.split, "prompts_sha": stable_hash(prompts), "max_new_tokens": bench.max_new_tokens,
+        "split": bench.split, "prompts_sha": stable_hash(prompts), **items_identity(problems),
+        "max_new_tokens": bench.max_new_tokens,
         "stop": list(bench.stop), "settings": settings.to_dict(), "limit": limit, "n": len(problems),
         "backend": backend,
         **({"rollout": dict(bench.rollout_settings or {})} if bench.rollout else {}),

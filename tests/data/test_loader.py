@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import importlib.util
 import json
 import shutil
+import sys
 
 import pytest
 
@@ -166,3 +169,70 @@ def test_missing_hub_path_folder_is_a_clear_error(tmp_path) -> None:
 def test_unknown_split_names_the_problem(tmp_path, gsm8k_repo) -> None:
     with pytest.raises(DatasetUnavailableError, match=r"split 'validation'.*known: train, test"):
         load_problems("openai/gsm8k", "validation", store=Store(str(tmp_path / "s")), hub_path=str(gsm8k_repo))
+
+
+@pytest.fixture
+def generated_source(tmp_path, monkeypatch):
+    """A generated dataset whose generator is a real module in `tmp_path` (its code is its version): each row's
+    answer is the module's ANSWER, and the prompts stay the same whatever the generator produces. Yields the
+    module's path."""
+    from rlvr_core.data.registry import register_source, unregister_source
+    from rlvr_core.data.source import Source, code_digest
+    from rlvr_core.problem import Problem
+
+    module = tmp_path / "gen_fixture_module.py"
+    module.write_text("ANSWER = '1'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # a rewrite within the same second must be read again
+
+    def generate(split: str) -> list[Problem]:
+        spec = importlib.util.spec_from_file_location("gen_fixture_module", module)
+        code = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(code)
+        return [Problem(id=f"{split}-{i}", source="generated-fixture", prompt=f"What is item {i}?",
+                        answer=code.ANSWER, verifier="math") for i in range(3)]
+
+    register_source(Source(name="generated-fixture", verifier="math", generate=generate,
+                           version=lambda: code_digest("gen_fixture_module")), replace=True)
+    yield module
+    unregister_source("generated-fixture")
+
+
+def test_a_generator_change_is_not_served_the_rows_cached_by_the_old_generator(tmp_path, generated_source) -> None:
+    store = Store(str(tmp_path / "store"))
+    first = load_problems_with_stats("generated-fixture", "test", store=store)
+    assert not first.from_cache and {p.answer for p in first.problems} == {"1"}
+    assert first.manifest["generator_version"] and len(first.manifest["item_hashes"]) == 3
+    assert load_problems_with_stats("generated-fixture", "test", store=store).from_cache
+    generated_source.write_text("ANSWER = '2'\n")  # the generator changes; every prompt stays the same
+    second = load_problems_with_stats("generated-fixture", "test", store=store)
+    assert not second.from_cache and {p.answer for p in second.problems} == {"2"}
+    assert second.manifest["generator_version"] != first.manifest["generator_version"]
+    assert second.manifest["items_sha256"] != first.manifest["items_sha256"]
+
+
+def test_the_manifest_lists_every_items_content_hash_and_rows_that_differ_from_them_are_rebuilt(
+        tmp_path, gsm8k_repo) -> None:
+    store = Store(str(tmp_path / "store"))
+    manifest = cache_dataset("openai/gsm8k", "test", store, hub_path=str(gsm8k_repo))
+    problems = load_problems("openai/gsm8k", "test", store=store)
+    assert manifest["item_hashes"] == [cache.item_hash(p) for p in problems]
+    assert manifest["items_sha256"] == cache.items_digest(manifest["item_hashes"])
+    # Rows rewritten with a matching sha256 (a writer that recomputed it) but other content are not trusted.
+    edited = [dataclasses.replace(p, answer="0") for p in problems]
+    data = cache.problems_to_parquet(edited)
+    store.write_bytes("datasets/openai/gsm8k/test/data.parquet", data)
+    store.write_json("datasets/openai/gsm8k/test/manifest.json", {**manifest, "sha256": hashlib.sha256(data).hexdigest()})
+    result = load_problems_with_stats("openai/gsm8k", "test", store=store, hub_path=str(gsm8k_repo))
+    assert not result.from_cache and [p.answer for p in result.problems] == [p.answer for p in problems]
+
+
+def test_a_cache_of_the_older_manifest_format_gets_its_item_hashes_without_the_hub(tmp_path, gsm8k_repo) -> None:
+    store = Store(str(tmp_path / "store"))
+    manifest = cache_dataset("openai/gsm8k", "test", store, hub_path=str(gsm8k_repo))
+    older = {k: v for k, v in manifest.items() if k not in ("item_hashes", "items_sha256", "generator_version")}
+    store.write_json("datasets/openai/gsm8k/test/manifest.json", {**older, "format_version": 1})
+    shutil.rmtree(gsm8k_repo)  # the upgrade must not need the hub
+    result = load_problems_with_stats("openai/gsm8k", "test", store=store)
+    assert result.from_cache and result.manifest["format_version"] == cache.FORMAT_VERSION
+    assert result.manifest["item_hashes"] == manifest["item_hashes"]

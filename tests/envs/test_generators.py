@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 
 from rlvr_core.data.registry import resolve
-from rlvr_core.envs.web import chrome, solvers
+from rlvr_core.envs.web import chrome, dataset, solvers
 from rlvr_core.envs.web.dataset import PER_CELL, SPLITS, generate_split, item_seed
 from rlvr_core.envs.web.page import DIFFICULTIES
 from rlvr_core.envs.web.solvers.common import PICKS
@@ -187,3 +190,17 @@ def test_parser_differences_need_the_browsers_parser():
     as_html_parser = [" ".join(p.get_text(" ").split()) for p in box("html.parser").find_all("p")]
     as_browser = [" ".join(p.get_text(" ").split()) for p in box("html5lib").find_all("p")]
     assert as_browser == task.gold != as_html_parser
+
+
+def test_the_cached_datasets_generator_version_covers_every_module_an_item_is_built_from():
+    """`generator_version()` (what the dataset cache checks) digests GENERATOR_CODE: every module of the package
+    that building and solving an item imports must be in it, or a change there would serve stale cached rows."""
+    script = ("import sys; from rlvr_core.envs.web.task import build_task; build_task('injection_navigate', 'hard', 0); "
+              "print('\\n'.join(m.__file__ for n, m in sys.modules.items() if n.startswith('rlvr_core.envs.web')))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    root = Path(dataset.__file__).parent
+    covered = {p for name in dataset.GENERATOR_CODE
+               for p in ((root / name).rglob("*.py") if (root / name).is_dir() else [root / name])}
+    used = {Path(f) for f in out.stdout.split()} - {root / "__init__.py"}
+    assert used and used <= covered, sorted(str(p.relative_to(root)) for p in used - covered)
+    assert dataset.generator_version().startswith(f"{GENERATOR_VERSION}+")

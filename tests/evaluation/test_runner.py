@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -12,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from rlvr_core.data import cache
 from rlvr_core.data.loader import load_problems
+from rlvr_core.data.registry import resolve
 from rlvr_core.evaluation import EvalFolderConflict, evaluate, evaluate_on_gpu
 from rlvr_core.evaluation.jsonl import read_records
 from rlvr_core.reports import build_report
@@ -88,6 +91,25 @@ def test_same_key_returns_the_finished_summary_without_recomputing(arith_eval: P
 def test_another_key_in_the_same_folder_is_refused(arith_eval: Path, trained_tiny_model_dir, store):
     with pytest.raises(EvalFolderConflict, match="choose another output_dir"):
         evaluate(str(trained_tiny_model_dir), "arith", output_dir=arith_eval, limit=10, device="cpu", store=store,
+                 progress=False)
+
+
+def test_items_that_changed_behind_the_same_prompts_are_a_new_evaluation(arith_eval: Path, trained_tiny_model_dir,
+                                                                        store, tmp_path: Path):
+    """The key hashes each item's content, not only the prompts: a generator change that keeps every prompt (here
+    the answers change; webextract's prompts name a page whose content changed) is not the finished evaluation."""
+    problems = load_problems("arith", "test", store=store)
+    version = resolve("arith").source.version()
+    same, changed = open_store(str(tmp_path / "same")), open_store(str(tmp_path / "changed"))
+    cache.write_cache(same, "arith", "test", problems, source="offline:arith", revision=None, generator_version=version)
+    edited = [dataclasses.replace(p, answer=str(int(p.answer) + 1)) for p in problems]
+    cache.write_cache(changed, "arith", "test", edited, source="offline:arith", revision=None,
+                      generator_version=version)
+    finished = json.loads((arith_eval / "summary.json").read_text())
+    assert evaluate(str(trained_tiny_model_dir), "arith", output_dir=arith_eval, limit=64, device="cpu",
+                    store=same, progress=False) == finished
+    with pytest.raises(EvalFolderConflict, match="choose another output_dir"):
+        evaluate(str(trained_tiny_model_dir), "arith", output_dir=arith_eval, limit=64, device="cpu", store=changed,
                  progress=False)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rlvr_core.problem import Problem
-from rlvr_core.data.source import Source
+from rlvr_core.data.source import Source, code_digest
 
 SEED = 0
 
@@ -17,4 +17,5 @@ def generate(split: str) -> list[Problem]:
     return generate_arith(split, split_size(split), SEED)
 
 
-ARITH = Source(name="arith", verifier="math", generate=generate)
+ARITH = Source(name="arith", verifier="math", generate=generate,
+               version=lambda: code_digest("rlvr_core.data.arith"))

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from rlvr_core.problem import Problem
-from rlvr_core.data.source import Source
+from rlvr_core.data.source import Source, code_digest
 
 
 def generate(split: str) -> list[Problem]:
@@ -13,4 +13,5 @@ def generate(split: str) -> list[Problem]:
     return generate_calc(split)
 
 
-ARITH_CALC = Source(name="arith-calc", verifier="math", generate=generate)
+ARITH_CALC = Source(name="arith-calc", verifier="math", generate=generate,
+                    version=lambda: code_digest("rlvr_core.envs.calc"))

@@ -4,7 +4,7 @@ splits `train` (20,000) and `test` (1,000), disjoint by a fixed hash of the numb
 from __future__ import annotations
 
 from rlvr_core.problem import Problem
-from rlvr_core.data.source import Source
+from rlvr_core.data.source import Source, code_digest
 
 
 def generate(split: str) -> list[Problem]:
@@ -13,4 +13,5 @@ def generate(split: str) -> list[Problem]:
     return generate_chain(split)
 
 
-ARITH_CHAIN = Source(name="arith-chain", verifier="math", generate=generate)
+ARITH_CHAIN = Source(name="arith-chain", verifier="math", generate=generate,
+                     version=lambda: code_digest("rlvr_core.data.chain"))

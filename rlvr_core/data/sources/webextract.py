@@ -19,5 +19,12 @@ def generate(split: str) -> list[Problem]:
     return generate_split(split)
 
 
+def version() -> str:
+    """The generator's version and code digest (a cache written by another is generated again)."""
+    from rlvr_core.envs.web.dataset import generator_version
+
+    return generator_version()
+
+
 WEBEXTRACT = Source(name="webextract", verifier="webextract", generate=generate,  # type: ignore[arg-type]
-                    splits=("train", "eval", "bench"))
+                    splits=("train", "eval", "bench"), version=version)

@@ -16,12 +16,18 @@ version and `content_hash`: a digest of everything that makes the item what
 it is (prompt, gold spec, pages, archetype, difficulty), which reports
 compare instead of the id, so a generator change that keeps ids is not
 mistaken for the same items.
+
+`generator_version()` is what the dataset cache records and checks
+(`Source.version`): the declared `GENERATOR_VERSION` and a digest of the
+code that generates and solves items, so any change to that code rebuilds a
+cached split rather than serving the old rows under the new code.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 from rlvr_core.problem import Problem
 from rlvr_core.envs.web.page import DIFFICULTIES
@@ -30,6 +36,18 @@ from rlvr_core.envs.web.task import GENERATOR_VERSION, Task, archetypes, build_t
 SPLITS = ("train", "eval", "bench")
 PER_CELL = {"train": 50, "eval": 2, "bench": 4}  # tasks per (archetype, difficulty)
 SOURCE = "webextract"
+# The code an item depends on (generation, solving, the decoy check's rubric), relative to rlvr_core/envs/web/.
+GENERATOR_CODE = ("task.py", "dataset.py", "page.py", "chrome.py", "vocab.py", "rubric.py", "archetypes", "solvers")
+
+
+def generator_version() -> str:
+    """`GENERATOR_VERSION` and a digest of `GENERATOR_CODE`'s Python files: e.g. "3+1f0c9a2b4d6e"."""
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for name in GENERATOR_CODE:
+        for path in sorted((root / name).rglob("*.py")) if (root / name).is_dir() else [root / name]:
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return f"{GENERATOR_VERSION}+{digest.hexdigest()[:12]}"
 
 
 def item_seed(split: str, k: int) -> int:
