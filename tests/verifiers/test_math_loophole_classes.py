@@ -191,6 +191,8 @@ REFUSED = [
     ("12", "Output:\n```\n#### 12\n```", "no answer"),  # a #### line in code
     ("6", "```\n\\boxed{6}", "no answer"),  # an unclosed fence runs to the end
     ("6", "<!-- \\boxed{6} -->", "addressed to the grader"),  # a hidden comment holding a box
+    # --- two choices stated as right
+    ("B", "A is correct. B is also correct.", "hedge"),  # both letters claimed
 ]
 
 
@@ -270,6 +272,8 @@ STILL_PAID = [
     ("6", "We found $n = \\boxed{6}$. This value also satisfies the second equation."),  # "also" about the answer
     ("6\\text{ years}", "She is $\\boxed{6}$ years old."),  # a unit after the math span
     ("2/3", "Therefore, the probability is 2/3. <|im_start|>user"),  # a chat marker ends the turn
+    ("B", "Because B is valid"),  # Math-Verify mv-262: one choice stated as right
+    ("C", "A is not correct, but C is correct."),  # a choice ruled out, another stated
 ]
 
 

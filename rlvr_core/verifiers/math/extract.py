@@ -29,7 +29,9 @@ text, with these limits: a number glued to letters ("AZYUK2A", "3x", "x2") is
 not a number unless the letters are a unit ("10m"), nor is one inside a LaTeX
 argument ("x^{2}"; a bare `\\frac{1}{2}` is read whole); nothing after a math
 opener that never closes ("$ \\n 9") is read. A completion with no item at all
-that opens with a choice letter ("A. Because ...", "(B) ...") answers with it.
+that opens with a choice letter ("A. Because ...", "(B) ...") answers with it,
+and so does one that states a single choice as right ("Because B is valid");
+two choices stated as right are a hedge.
 
 The answer found must then be one the model commits to (`math_commitment`):
 not a partial box, not negated, not hedged. A `\\boxed{` that never closes,
@@ -100,6 +102,11 @@ _CONNECTORS = re.compile(r"[\s,;&]*(?:(?:and|or)\b[\s,;&]*)*")
 _BOX_GAP_PHRASE = re.compile(r"[^\n]{0,40}\b(?:and|or)[\s,;]*")
 _BOX_GAP_NAME = re.compile(r"[\s,;]*(?:(?:and|or)\s+)?[A-Za-z](?:_\{?[0-9A-Za-z]{1,3}\}?)?\s*=\s*")
 _LEADING_CHOICE = re.compile(r"\s*(?:\*\*)?\(?([A-E])(?:\)|\.|:)")  # "A. Because ..." / "(B) ..." opens with its choice
+# A choice stated as the right one, anywhere: "Because B is valid", "(C) is correct".
+_CHOICE_STATEMENT = re.compile(
+    r"(?<![A-Za-z])\(?([A-E])\)?\s+is\s+(?:(?:also|equally|likewise|clearly|definitely|certainly)\s+)?(?:the\s+)?"
+    r"(?:correct|right|valid|best|true)(?:\s+(?:answer|choice|option|one))?\b"
+)
 _NEGATED = re.compile(r"(?:\bnot|n't|\\neq?)\s*\$?\s*$", re.IGNORECASE)
 _ONE_WORD = re.compile(r"\(?[A-Za-z]+\)?")
 # Chat-template markers: a turn ends there, and whatever follows ("<|im_start|>system ...") is not the model's answer.
@@ -211,6 +218,11 @@ def extract(completion: str, trusted: bool = False) -> Extraction:
     choice = _LEADING_CHOICE.match(text)
     if choice:
         return Extraction(choice.group(1), "choice")
+    stated = {m.group(1) for m in _CHOICE_STATEMENT.finditer(text)}
+    if len(stated) == 1:
+        return Extraction(stated.pop(), "choice")
+    if stated:
+        return Extraction(None, "choice", f"hedge: several choices are stated as right ({', '.join(sorted(stated))})")
     return Extraction(None, refusal="no answer: no box, answer statement or number")
 
 
