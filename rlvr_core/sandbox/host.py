@@ -26,6 +26,7 @@ SANDBOX_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 SYSTEM_PYTHONS = ("/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3")
 BWRAP_PATHS = ("/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap")
 UNSHARE_PATHS = ("/usr/bin/unshare", "/bin/unshare")
+SCRUB_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")  # world-writable places a run on a shared host scrubs
 
 
 def _zygote_source() -> str:
@@ -45,7 +46,11 @@ class UidLease:
     """One uid in [SANDBOX_UID_BASE, +4096) held by this sandbox alone, via a flock per uid.
 
     Two sandboxes never share a uid, so RLIMIT_NPROC, `kill(-1)` from the uid
-    and the file scrub of one never touch the other's processes or files.
+    and the file scrub of one never touch the other's processes or files. A
+    uid whose files could not all be removed in a run's time is `retire`d: a
+    background scrubber holds its lock until they are gone, so a uid is only
+    ever leased clean (a killed sandbox's leftovers excepted: the zygote
+    removes those at start, or reports them and the uid is retired in turn).
     """
 
     def __init__(self) -> None:
@@ -68,6 +73,16 @@ class UidLease:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+    def retire(self, tops: tuple[str, ...]) -> subprocess.Popen:
+        """Give the uid up while a detached scrubber removes what it owns in `tops`; the scrubber inherits the
+        lock and holds it until it is done (returned, for whoever wants to wait). The caller leases another uid."""
+        source = (Path(__file__).parent / "scrub.py").read_text() + f"\nscrub_owner({self.uid}, {list(tops)!r})\n"
+        scrubber = subprocess.Popen([os.path.realpath(sys.executable), "-S", "-I", "-c", source], pass_fds=[self._fd],
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    env=dict(SANDBOX_ENV), start_new_session=True)
+        self.release()
+        return scrubber
 
 
 def _mounts() -> list[tuple[str, str, str, set[str]]]:

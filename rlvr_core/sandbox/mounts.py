@@ -1,9 +1,9 @@
-"""Mounts the zygote makes: the file-system view (host mode in fresh namespaces; bwrap builds its own) and
-each run's namespaces with their private tmpfs.
+"""Mounts the sandbox makes: the file-system view (host mode in fresh namespaces; bwrap builds its own) and
+each run's namespaces with their private tmpfs and /proc.
 
 Read as text into the zygote's source (`host.py`), after the zygote's
 settings are defined and before `zygote.py`'s main loop runs; never
-imported (it uses the zygote's globals: LIBC, UID, TMPFS, OWN_NAMESPACES).
+imported (it uses the zygote's globals: LIBC, UID, TMPFS, CLONE_*).
 """
 
 import ctypes
@@ -60,24 +60,24 @@ def _enter_view(view):
     _mount(None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
-def _enter_run_namespaces():
-    """New mount, IPC and PID (for the next child) namespaces, with size- and inode-capped tmpfs on /tmp and
-    /dev/shm and the run's folder in /tmp."""
-    if not OWN_NAMESPACES:
-        for flag, name in ((CLONE_NEWNS, "mnt"), (CLONE_NEWIPC, "ipc"), (CLONE_NEWPID, "pid")):
-            OWN_NAMESPACES[flag] = os.open(f"/proc/self/ns/{name}", os.O_RDONLY | os.O_CLOEXEC)
-    if LIBC.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID) != 0:
+def _prepare_namespaces(proc_options):
+    """Make this process's mount and IPC namespaces the run's own (it is already pid 1 of the run's PID
+    namespace): size- and inode-capped tmpfs on /tmp and /dev/shm, the run's folder in /tmp, and a /proc of
+    this namespace mounted with `proc_options` ("subset=pid": the run's processes only, no host-wide files)."""
+    if LIBC.unshare(CLONE_NEWNS | CLONE_NEWIPC) != 0:
         raise OSError(ctypes.get_errno(), "unshare failed")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     for top in ("/tmp", "/dev/shm"):
         _mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, TMPFS)
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, proc_options)
     os.mkdir("/tmp/run", 0o700)
     if UID >= 0:
         os.chown("/tmp/run", UID, UID)
 
 
-def _leave_run_namespaces():
-    for flag, fd in OWN_NAMESPACES.items():
-        if LIBC.setns(fd, flag) != 0:
-            raise OSError(ctypes.get_errno(), "setns back to the zygote's own namespaces failed")
-    os.chdir("/tmp")
+def _probe_proc(options):
+    """Whether the kernel mounts /proc with `options` (in a private mount namespace; run in a throwaway fork)."""
+    if LIBC.unshare(CLONE_NEWNS) != 0:
+        return False
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    return LIBC.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, options.encode()) == 0

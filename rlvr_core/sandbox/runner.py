@@ -98,7 +98,7 @@ from typing import Literal, get_args
 
 from rlvr_core.sandbox import host
 from rlvr_core.sandbox.channel import ExecResult, Session, SessionEnded, recv_frame, send_frame
-from rlvr_core.sandbox.host import SANDBOX_ENV, SANDBOX_UID_BASE, Cgroup, UidLease
+from rlvr_core.sandbox.host import SANDBOX_ENV, SANDBOX_UID_BASE, SCRUB_DIRS, Cgroup, UidLease
 from rlvr_core.sandbox.seccomp import SYSCALLS, filter_program
 
 log = logging.getLogger(__name__)
@@ -112,6 +112,7 @@ REPLY_SLACK_S = 30.0  # past the program's own limit, for the zygote's clean-up 
 ZYGOTE_MEMORY_MB = 16  # what the zygote may allocate inside the cgroup it shares with the program
 OWN_TASKS = 1  # tasks of the cgroup that are not the program's: the zygote
 TMPFS_INODES = 16384  # files a run may create in its private /tmp or /dev/shm: bounds the teardown
+MAX_RETIREMENTS = 3  # uids retired in a row at a zygote's start (each held a killed sandbox's flood) before going on
 
 __all__ = ["SANDBOX_UID_BASE", "SETTINGS", "ExecResult", "Sandbox", "SandboxSetting", "SandboxUnavailable",
            "Session", "SessionEnded", "check_sandbox", "default_sandbox", "run_program", "sandbox_guarantees"]
@@ -166,6 +167,7 @@ class _Resources:
         self.zygote: _Zygote | None = None
         self.cgroup: Cgroup | None = None
         self.lease: UidLease | None = None
+        self.scrubbers: list[subprocess.Popen] = []  # background scrubbers of the uids this sandbox retired
         self.owner = os.getpid()
 
     def release(self) -> None:
@@ -190,7 +192,9 @@ class Sandbox:
     `output_cap`: bytes of stdout (first) and stderr (last) kept per run;
     `fsize_cap`: largest file a program may write; `nproc_cap`: processes and
     threads of one program's tree; `tmpfs_bytes`: size of the private /tmp and
-    /dev/shm; `extra_paths`: folders bound read-only and put on sys.path.
+    /dev/shm; `extra_paths`: folders bound read-only and put on sys.path;
+    `scrub_budget_s`: time a run without namespaces spends removing its files
+    before its reply (past it the uid is retired to a background scrubber).
     `fresh_namespaces`: whether each run gets namespaces of its own (root in
     namespaces), else runs share the zygote's and are scrubbed.
     """
@@ -204,12 +208,13 @@ class Sandbox:
         nproc_cap: int = 32,
         tmpfs_bytes: int = 64 << 20,
         extra_paths: Sequence[str] = (),
+        scrub_budget_s: float = 2.0,
     ) -> None:
         self.setting = setting or os.environ.get("RLVR_SANDBOX") or "auto"
         if self.setting not in SETTINGS:
             raise ValueError(f"sandbox setting {self.setting!r} (argument or RLVR_SANDBOX) must be one of {SETTINGS}")
         self._output_cap, self._fsize_cap, self._nproc_cap = output_cap, fsize_cap, nproc_cap
-        self._tmpfs_bytes = tmpfs_bytes
+        self._tmpfs_bytes, self._scrub_budget_s = tmpfs_bytes, scrub_budget_s
         self._extra_paths = [os.path.realpath(p) for p in extra_paths]
         self._lock = threading.Lock()
         self._res = _Resources()
@@ -318,6 +323,13 @@ class Sandbox:
             out.append("no writable cgroup: memory is limited per process (RLIMIT_AS) and polled for the whole tree every "
                        "50 ms; processes by RLIMIT_NPROC")
         zygote = self._res.zygote
+        if zygote is not None and not zygote.ready.get("proc_private", True):
+            out.append("no private /proc (the kernel mounts no `subset=pid` /proc, Linux < 5.8): host-wide counters such "
+                       "as /proc/stat's fork count are readable in a run")
+        if zygote is not None and not zygote.ready.get("fixed_pids", True):
+            out.append("no fixed pids per run (ns_last_pid is not writable): the zygote's memory, which every run "
+                       "inherits, holds the previous run's pid in the sandbox's namespace, a count of the processes "
+                       "earlier runs started")
         if zygote is not None and not zygote.ready.get("oom_protected"):
             out.append("no OOM protection for the zygote (the host refuses oom_score_adj -1000: no CAP_SYS_RESOURCE): "
                        "programs (1000) go first, the zygote (0) could go once they are gone")
@@ -328,8 +340,9 @@ class Sandbox:
                     "no mount namespace: host files are readable with the sandbox uid's permissions (world-readable "
                     "project files and dataset stores included)",
                     "no private /tmp: world-writable directories are shared during a run; /tmp, /var/tmp, /dev/shm and "
-                    "/dev/mqueue are scrubbed after it (up to 2 s per run, the rest after the next one), files left in "
-                    "other world-writable directories survive",
+                    "/dev/mqueue are scrubbed after it (up to 2 s per run; a run that leaves more has its uid retired to a "
+                    "background scrubber and the next run gets a clean uid), files left in other world-writable "
+                    "directories survive",
                     "no network namespace: the network is closed by the seccomp filter alone",
                     "no IPC namespace: SysV objects are scrubbed after each run; POSIX message queues are refused by "
                     "seccomp",
@@ -348,7 +361,7 @@ class Sandbox:
             "control_fd": theirs.fileno(), "cgroup_fds": cgroup_fds, "oom_events_fd": events_fd, "uid": self.uid,
             "pid_ns": launcher.namespaces, "view": launcher.view, "private_tmp": launcher.namespaces,
             "fresh_ns": launcher.namespaces and self._root, "tmpfs_bytes": self._tmpfs_bytes,
-            "tmpfs_inodes": TMPFS_INODES,
+            "tmpfs_inodes": TMPFS_INODES, "scrub_dirs": SCRUB_DIRS, "scrub_budget_s": self._scrub_budget_s,
             "seccomp": (filter_program(platform.machine()) or b"").hex() or None,
             "output_cap": self._output_cap, "fsize_cap": self._fsize_cap, "nproc_cap": self._nproc_cap,
             # In namespaces a folder under /tmp is bound elsewhere (see host.sandbox_path); without, it is where it is.
@@ -376,6 +389,27 @@ class Sandbox:
         zygote.ready = first
         return zygote
 
+    def _start_clean(self, launcher: _Launcher) -> _Zygote:
+        """A zygote whose uid holds nothing of an earlier sandbox: one that found more leftovers than it could
+        remove in its time budget (a killed sandbox's flood) is stopped and its uid retired, a few times."""
+        for _ in range(MAX_RETIREMENTS):
+            zygote = self._start(launcher)
+            if zygote.ready.get("clean", True) or self._res.lease is None:
+                return zygote
+            _close_zygote(zygote)
+            self._retire_uid()
+        return self._start(launcher)
+
+    def _retire_uid(self) -> None:
+        """Hand this sandbox's uid to a background scrubber (what a run left was more than its scrub budget
+        removes) and lease a clean one; the next run starts a zygote with it."""
+        assert self._res.lease is not None
+        self._stop()
+        self._res.scrubbers = [p for p in self._res.scrubbers if p.poll() is None]
+        self._res.scrubbers.append(self._res.lease.retire(SCRUB_DIRS))
+        self._res.lease = UidLease()
+        self.uid = self._res.lease.uid
+
     def _stop(self) -> None:
         _close_zygote(self._res.zygote)
         self._res.zygote = None
@@ -397,7 +431,7 @@ class Sandbox:
             zygote = self._res.zygote
             if zygote is None or zygote.proc.poll() is not None:
                 self._stop()
-                zygote = self._res.zygote = self._start(self._launcher)
+                zygote = self._res.zygote = self._start_clean(self._launcher)
             try:
                 send_frame(zygote.ctl, request, fds)
                 return zygote
@@ -429,6 +463,8 @@ class Sandbox:
             self._stop()
             return ExecResult("error", None, "", "", timeout_s,
                               detail="the sandbox zygote did not answer; it was restarted" + (f" ({why})" if why else ""))
+        if reply.get("dirty") and self._res.lease is not None:
+            self._retire_uid()  # before the next run, which would otherwise start among this one's files
         return self._result(reply, timeout_s, memory_mb, reply.get("oom_kills", 0) > 0)
 
     def _execute(self, request: dict) -> ExecResult:

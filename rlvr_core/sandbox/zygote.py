@@ -1,4 +1,4 @@
-"""The long-lived process that forks one contained run per program.
+"""The sandbox's long-lived process (the template) and the run supervisors it forks.
 
 Runs as `python -S -I -c <codec.py + harness.py + scrub.py + mounts.py + this source> <config json>`,
 as root inside the sandbox's namespaces when the host allows them (see
@@ -10,42 +10,55 @@ big-endian length + JSON. First frame from here: {"ready": ...} or
 {"error": ...}. Then one request {"program", "timeout_s", "memory_mb",
 "harness": "exec"|"serve", "setup"} -> one reply {"returncode", "stdout",
 "stdout_truncated", "stderr", "duration_s", "killed":
-null|"timeout"|"memory"|"finished", "oom_kills"}; while a program runs, the
-parent may send {"op": "finish"} to end it early. A "serve" request carries
-two pipe ends as SCM_RIGHTS (the child reads requests on one, answers on the
-other): the parent talks to the child directly, this process never reads
+null|"timeout"|"memory"|"finished", "oom_kills", "dirty"}; while a program
+runs, the parent may send {"op": "finish"} to end it early. A "serve" request
+carries two pipe ends as SCM_RIGHTS (the child reads requests on one, answers
+on the other): the parent talks to the child directly, nothing here reads
 that traffic.
 
-Nothing carries from one run to the next. With `fresh_ns` (root in
-namespaces) this process enters new mount, IPC and PID namespaces for each
-run, mounts size- and inode-capped tmpfs on /tmp and /dev/shm, forks the
-program (the first process of the new PID namespace, with its own /proc; it
-sets up its containment, then reads its request), and returns to its own
-namespaces. Killing the program ends every process of
-the run; the namespaces, the tmpfs and every SysV and POSIX IPC object go
-with the last of them. A run the caller ends ("finish") is killed and
-answered at once, and reaped before the next request is read; any other, and
-one that filled its tmpfs, is reaped (and so torn down) before the reply, so
-no clean-up weighs on the next run.
-Without `fresh_ns` the run's processes are swept and its files scrubbed
-(iteratively, within a time budget, never by recursion) before the reply.
+No run starts from memory that held another run's data. This process, the
+template, sets itself up (view, cgroups, OOM score, a frozen heap), says it
+is ready, and from then on only forks and reaps: it never reads a request, a
+program's source or output, a file name a program chose, or anything a run
+wrote. Each run is served by a fresh fork of it, the run's supervisor, made
+before that run's request is read: the supervisor reads the request, forks
+the program, waits, kills, reads the output, replies and exits; the template
+reaps it and forks the next one. So a program's address space holds the
+template's and its own request, never an earlier run's source, arguments
+(those never pass through here) or output.
 
-This process joins the sandbox's cgroups once (fds opened by the parent), so
+Nothing else carries from one run to the next. With `fresh_ns` (root in
+namespaces) the supervisor is the first process (pid 1) of a PID namespace of
+its own (the template unshares one for each fork); before its request arrives
+it enters new mount and IPC namespaces with size- and inode-capped tmpfs on
+/tmp and /dev/shm and a /proc that shows the run's processes only (no
+host-wide counter such as /proc/stat's fork count, where the kernel has
+`subset=pid`). Killing every process of the namespace ends the run; the
+tmpfs, the IPC objects and the namespaces go with the supervisor. A run the
+caller ends ("finish") is answered at once and torn down before the next
+request is read; any other, and one that filled its tmpfs, is torn down
+before the reply, so no clean-up weighs on the next run. Without `fresh_ns`
+the run's processes are swept and its files scrubbed (iteratively, within a
+time budget, never by recursion) before the reply; "dirty" says the budget
+ran out, and the parent then retires the uid (`runner.py`).
+
+The template joins the sandbox's cgroups once (fds opened by the parent), so
 every run is born inside them, and sets its own oom_score_adj to -1000 where
-the host allows it (the programs take 1000): the kernel's OOM killer picks
-a program, not the zygote. Each program: new session; stdin /dev/null, stdout and stderr on
-two memfds that only this process reads back, by descriptor (never by path);
-rlimits; a fresh working directory and TMPDIR; drops to the sandbox uid;
-no_new_privs; the seccomp filter built by the parent; then the harness
-(`sandbox/harness.py`), which shares the program's interpreter, so nothing
-it says is trusted by the parent: "exec" only runs the program (the exit
-status is the result); "serve" runs it, then answers calls with plain data,
-which the parent decodes strictly (`sandbox/codec.py`).
+the host allows it (the programs take 1000): the kernel's OOM killer picks a
+program, not a sandbox process. Each program: new session; stdin /dev/null,
+stdout and stderr on two memfds that only its supervisor reads back, by
+descriptor (never by path); rlimits; a fresh working directory and TMPDIR;
+drops to the sandbox uid; no_new_privs; the seccomp filter built by the
+parent; then the harness (`sandbox/harness.py`), which shares the program's
+interpreter, so nothing it says is trusted by the parent: "exec" only runs
+the program (the exit status is the result); "serve" runs it, then answers
+calls with plain data, which the parent decodes strictly (`sandbox/codec.py`).
 """
 
 import builtins
 import ctypes
 import fcntl
+import gc
 import json
 import os
 import resource
@@ -54,15 +67,15 @@ import signal
 import socket
 import struct
 import sys
-import tempfile
 import time
+import traceback
 import types
 
 CONFIG = json.loads(sys.argv[1])
 UID = CONFIG["uid"]  # -1: keep the current user (not root: nothing to switch to)
 PID_NS = CONFIG["pid_ns"]  # True: every other process in this pid namespace is the sandbox's
 FRESH_NS = CONFIG["fresh_ns"]  # True: each run in new mount, IPC and PID namespaces of its own
-CGROUP_FDS = CONFIG["cgroup_fds"]  # cgroup.procs files the child joins; [] without cgroups
+CGROUP_FDS = CONFIG["cgroup_fds"]  # cgroup.procs files the template joins; [] without cgroups
 ACCOUNTING = not CGROUP_FDS  # without a cgroup, poll the tree's resident memory instead
 OOM_EVENTS_FD = CONFIG["oom_events_fd"]  # memory.oom_control (v1) / memory.events (v2), or -1
 OUTPUT_CAP = CONFIG["output_cap"]
@@ -70,13 +83,18 @@ FSIZE_CAP = CONFIG["fsize_cap"]
 NPROC_CAP = CONFIG["nproc_cap"]
 TMPFS = f"size={CONFIG['tmpfs_bytes']},nr_inodes={CONFIG['tmpfs_inodes']},mode=1777"
 PRIVATE_TMP = CONFIG["private_tmp"]  # True: /tmp and /dev/shm are this sandbox's own tmpfs
-SCRUB_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")  # world-writable places on a shared host
-SCRUB_BUDGET_S = 2.0  # per run; what is left is scrubbed after the next one
+SCRUB_DIRS = tuple(CONFIG["scrub_dirs"])  # world-writable places on a shared host
+SCRUB_BUDGET_S = CONFIG["scrub_budget_s"]  # per run; past it the reply says "dirty" and the parent retires the uid
 HEAVY_TMPFS_BYTES, HEAVY_TMPFS_FILES = 4 << 20, 256  # a run's tmpfs beyond this is freed before the reply
 LIBC = ctypes.CDLL(None, use_errno=True)
 CTL = socket.socket(fileno=CONFIG["control_fd"])
 sys.path[:0] = CONFIG["extra_paths"]
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID = 0x00020000, 0x08000000, 0x20000000
+RUN_SERVED, PARENT_GONE = 0, 3  # a supervisor's exit status: go on, or stop (the parent closed the channel)
+TEMPLATE_PID = os.getpid()
+PROC_OPTIONS = None  # the run's /proc mount options, set by the template's probe ("subset=pid" where the kernel has it)
+LAST_PID = b"1000"  # the pid this namespace hands out before each supervisor (it gets 1001, its program 1002...)
+
 
 # --- seccomp: the parent builds the filter (`sandbox/seccomp.py`); here it is only installed ----
 class _SockFprog(ctypes.Structure):
@@ -102,6 +120,7 @@ def _oom_score_adj(value):
     except OSError:
         return False
 
+
 def _recv_request():
     """One control frame and the descriptors sent with it; (None, []) when the parent is gone."""
     header, fds, _, _ = socket.recv_fds(CTL, 4, 4)
@@ -120,13 +139,11 @@ def _recv_request():
 
 # --- the program ---------------------------------------------------------------------------------
 def _contain(run_dir, stdout_fd, stderr_fd, keep):
-    """Everything about the program's process that does not depend on the request: session, /proc, output on
-    fds 1 and 2, fixed rlimits, working directory, uid, no_new_privs, seccomp. The fds in `keep` stay open,
-    as 3, 4...; every other is closed."""
+    """Everything about the program's process that does not depend on the request: session, output on fds 1
+    and 2, fixed rlimits, working directory, uid, no_new_privs, seccomp. The fds in `keep` stay open, as 3,
+    4...; every other is closed."""
     CTL.detach()  # the fd is closed below; the object must not close a reused number later
     os.setsid()
-    if FRESH_NS:  # in the run's PID namespace: a /proc that shows only the run
-        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     _oom_score_adj(1000)
     _place_fds([os.open("/dev/null", os.O_RDONLY), stdout_fd, stderr_fd, *keep], 0)
     resource.setrlimit(resource.RLIMIT_FSIZE, (FSIZE_CAP, FSIZE_CAP))
@@ -172,126 +189,88 @@ def _start(request, rpc_fds):
     run_program(request["program"], namespace)
 
 
-def _child(run_dir, stdout_fd, stderr_fd, request, rpc_fds):
-    """The program's process: containment, then the harness. Never returns."""
+def _fork_program(run_dir, stdout_fd, stderr_fd, request, fds):
+    """The program's process (containment, then the harness): its pid, or -1 when it could not be made."""
     try:
-        _contain(run_dir, stdout_fd, stderr_fd, rpc_fds)
-    except BaseException as exc:  # containment could not be set up: do not run the program
-        os.write(2, f"sandbox: setup failed: {exc}\n".encode())
-        os._exit(125)
-    _start(request, range(3, 3 + len(rpc_fds)))
-
-
-# --- a run in namespaces of its own (FRESH_NS) ---------------------------------------------------
-OWN_NAMESPACES = {}  # CLONE_* flag -> fd of this process's own namespace, to return to after making a run's
-
-
-class _Run:
-    """A program in new mount, IPC and PID namespaces with private tmpfs. This process enters the namespaces,
-    forks their init (pid 1: it only reaps orphans) and the program (pid 2, so the kernel does not shield it
-    from its own signals as it would pid 1), and returns to its own. Killing the init ends every process of
-    the run; the namespaces, the tmpfs and every SysV and POSIX IPC object go with the last of them."""
-
-    def __init__(self, request, fds):
-        self.stdout_fd, self.stderr_fd = os.memfd_create("stdout"), os.memfd_create("stderr")
-        self.init = self.pid = self.pidfd = -1
+        pid = os.fork()
+    except OSError as exc:
+        os.write(stderr_fd, f"sandbox: setup failed: {exc}\n".encode())
+        pid = -1
+    if pid == 0:
         try:
-            _enter_run_namespaces()
-            self.init = os.fork()
-            if self.init == 0:
-                _reap_forever()
-            self.pid = os.fork()
-            if self.pid == 0:
-                _child("/tmp/run", self.stdout_fd, self.stderr_fd, request, fds)
-        except OSError as exc:
-            os.write(self.stderr_fd, f"sandbox: setup failed: {exc}\n".encode())
-        finally:
-            _leave_run_namespaces()
-            for fd in fds:
-                os.close(fd)
-        if self.pid > 0:
-            self.pidfd = os.pidfd_open(self.pid)
-
-    def kill(self):
-        """SIGKILL the program, and the init (back at normal priority: its exit tears the run down): the kernel
-        then kills every other process of the namespace."""
-        for pid in (self.pid, self.init):
-            if pid > 0:
-                try:
-                    if pid == self.init:
-                        os.setpriority(os.PRIO_PROCESS, pid, 0)
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-
-    def status(self):
-        """The program's wait status (it is dead or dying). Reap it first: the init's exit waits until every
-        pid of its namespace is released."""
-        if self.pid <= 0:
-            return 125 << 8
-        os.close(self.pidfd)
-        status, self.pid = _wait_status(self.pid), -1
-        return status
-
-    def reap(self):
-        """Once every process of the run is gone (and with the last, its namespaces and tmpfs)."""
-        self.status()
-        if self.init > 0:
-            _wait_status(self.init)
-            self.init = -1
+            _contain(run_dir, stdout_fd, stderr_fd, fds)
+        except BaseException as exc:  # containment could not be set up: do not run the program
+            os.write(2, f"sandbox: setup failed: {exc}\n".encode())
+            os._exit(125)
+        _start(request, range(3, 3 + len(fds)))
+    for fd in fds:
+        os.close(fd)
+    return pid
 
 
-def _reap_forever():
-    """The init of a run's PID namespace, at the lowest priority: it only reaps orphans, and must not take
-    the CPU from the program it was made with. Never returns."""
+# --- a run in namespaces of its own (FRESH_NS): the supervisor is the namespace's pid 1 ------------
+def _kill_namespace():
+    """SIGKILL every process of the run's PID namespace but this one (its pid 1). Only ever called there: on
+    a shared pid namespace kill(-1) would reach the host's processes."""
+    assert FRESH_NS and os.getpid() == 1
     try:
-        os.nice(19)
-        CTL.detach()
-        os.closerange(0, 65536)
-        while True:
-            try:
-                os.waitpid(-1, 0)
-            except ChildProcessError:
-                signal.pause()
-    finally:
-        os._exit(0)
+        os.kill(-1, signal.SIGKILL)
+    except OSError:
+        pass  # nothing left to kill
 
 
-def _tmpfs_in_use(pid):
-    """Whether the run left more than a little in its private /tmp or /dev/shm (seen through its program)."""
+def _reap_namespace():
+    """Kill and reap until this pid 1 has no process left (orphans of the run come back to it)."""
+    while True:
+        _kill_namespace()
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
+def _tmpfs_in_use():
+    """Whether the run left more than a little in its private /tmp or /dev/shm."""
     for top in ("/tmp", "/dev/shm"):
-        try:
-            st = os.statvfs(f"/proc/{pid}/root{top}")
-        except OSError:
-            return False  # gone: nothing left to free
+        st = os.statvfs(top)
         if (st.f_blocks - st.f_bfree) * st.f_frsize > HEAVY_TMPFS_BYTES or st.f_files - st.f_ffree > HEAVY_TMPFS_FILES:
             return True
     return False
 
 
-def _run_in_namespaces(request, fds):
-    """One run in namespaces of its own: (reply, what is left to do once it is sent)."""
+def _run_in_namespaces(request, fds, stdout_fd, stderr_fd):
+    """One run in the namespaces `_prepare_namespaces` made: (reply, what is left to do once it is sent)."""
     timeout_s, memory_mb = float(request["timeout_s"]), int(request["memory_mb"])
     oom_before = _oom_kills()
     start = time.monotonic()
-    run = _Run(request, fds)
-    killed = _wait(run.pidfd, run.kill, timeout_s, memory_mb) if run.pid > 0 else None
+    pid = _fork_program("/tmp/run", stdout_fd, stderr_fd, request, fds)
+    killed = None
+    if pid > 0:
+        pidfd = os.pidfd_open(pid)
+        killed = _wait(pidfd, timeout_s, memory_mb)
+        os.close(pidfd)
     duration = time.monotonic() - start
-    heavy = run.init > 0 and _tmpfs_in_use(run.init)
-    run.kill()  # and with it the daemons and children the program left: none runs after the reply
-    if killed == "finished" and not heavy:  # the caller ended it: reply now, reap while it reads the reply
-        return _reply(None, run.stdout_fd, run.stderr_fd, duration, killed, oom_before), run.reap
-    status = run.status()
-    run.reap()  # every process gone, its tmpfs freed: within this run's time, never the next one's
-    return _reply(status, run.stdout_fd, run.stderr_fd, duration, killed, oom_before), None
+    heavy = _tmpfs_in_use()
+    _kill_namespace()  # and with it the daemons and children the program left: none runs after the reply
+    if killed == "gone":
+        return None, None
+    if killed == "finished" and not heavy:  # the caller ended it: reply now, tear down while it reads the reply
+        return _reply(None, stdout_fd, stderr_fd, duration, killed, oom_before), _reap_namespace
+    status = _wait_status(pid) if pid > 0 else 125 << 8
+    _reap_namespace()
+    if heavy:  # free its pages now, within this run's time (nothing holds them once every process is gone)
+        for top in ("/tmp", "/dev/shm"):
+            LIBC.umount2(top.encode(), 2)  # MNT_DETACH
+    return _reply(status, stdout_fd, stderr_fd, duration, killed, oom_before), None
 
 
 # --- a run on a shared file system or pid namespace ----------------------------------------------
 def _sandbox_processes():
-    """(pid, state, parent pid) of every process of the sandbox but this one and the namespace's init."""
+    """(pid, state, parent pid) of every process of the sandbox but this one, the template and the pid
+    namespace's init."""
     me, found = os.getpid(), []
     for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) in (1, me):
+        if not name.isdigit() or int(name) in (1, me, TEMPLATE_PID):
             continue
         try:
             if not PID_NS and _real_uid(name) != UID:  # not st_uid: a process that left root is owned by root there
@@ -305,7 +284,7 @@ def _sandbox_processes():
 
 
 def _sandbox_pids():
-    """Every live (not zombie) process of the sandbox but this one (and the namespace's init)."""
+    """Every live (not zombie) process of the sandbox but this one, the template (and the namespace's init)."""
     return [pid for pid, state, _ in _sandbox_processes() if state != b"Z"]
 
 
@@ -329,7 +308,7 @@ def _kill_leftovers(pgid):
             processes = _sandbox_processes()
             alive = [pid for pid, state, _ in processes if state != b"Z"]
             # Dead but unreaped children of this process or of a sandbox process about to die (they come back
-            # here, the subreaper): wait for them too, or they outlive the run as zombies until the next one.
+            # here, the subreaper): wait for them too, or they outlive the run as zombies.
             ours = {os.getpid(), *alive}
             if not alive and not any(state == b"Z" and parent in ours for _, state, parent in processes):
                 break
@@ -366,14 +345,16 @@ def _wait_status(pid):
 
 def _clean_up(run_dir):
     """What a run on a shared file system or pid namespace leaves: its files (`scrub.py`) and SysV IPC
-    objects. Never raises: the zygote outlives whatever a program left behind."""
+    objects. True when nothing is left (False: the time budget ran out). Never raises: the sandbox outlives
+    whatever a program left behind."""
     try:
         if PID_NS or UID >= 0:
             _scrub_ipc()
-        scrub_run(run_dir, ("/tmp", "/dev/shm") if PRIVATE_TMP else SCRUB_DIRS, None if PRIVATE_TMP else UID,
-                  SCRUB_BUDGET_S)
+        return scrub_run(run_dir, ("/tmp", "/dev/shm") if PRIVATE_TMP else SCRUB_DIRS, None if PRIVATE_TMP else UID,
+                         SCRUB_BUDGET_S)
     except Exception as exc:  # noqa: BLE001
         os.write(2, f"sandbox: clean-up stopped: {type(exc).__name__}: {exc}\n".encode())
+        return False
 
 
 def _scrub_ipc():
@@ -391,6 +372,46 @@ def _scrub_ipc():
                 remove(int(row[1]))
 
 
+def _run_dir():
+    """A fresh folder in the shared /tmp, named unpredictably (a program of another sandbox cannot plant it)."""
+    path = f"/tmp/run-{os.urandom(8).hex()}"
+    os.mkdir(path, 0o700)
+    if UID >= 0:
+        os.chown(path, UID, UID)
+    return path
+
+
+def _run_on_host(request, fds, stdout_fd, stderr_fd):
+    """One run forked straight from the supervisor (no namespaces of its own): swept and scrubbed before the
+    reply."""
+    timeout_s, memory_mb = float(request["timeout_s"]), int(request["memory_mb"])
+    oom_before = _oom_kills()
+    run_dir = _run_dir()
+    start = time.monotonic()
+    pid = _fork_program(run_dir, stdout_fd, stderr_fd, request, fds)
+    killed = None
+    if pid > 0:
+        pidfd = os.pidfd_open(pid)
+        killed = _wait(pidfd, timeout_s, memory_mb)
+        os.close(pidfd)
+    duration = time.monotonic() - start
+    if pid > 0:
+        for target, kill in ((pid, os.killpg), (pid, os.kill)):
+            try:
+                kill(target, signal.SIGKILL)
+            except OSError:
+                pass
+    status = _wait_status(pid) if pid > 0 else 125 << 8  # a SIGKILLed child of ours: block until it is gone
+    _kill_leftovers(pid if pid > 0 else None)  # what it left behind: daemons, other process groups
+    REAPED.clear()
+    clean = _clean_up(run_dir)  # first: tmpfs pages count against the cgroup the sandbox shares with the program
+    if killed == "gone":
+        return None, None
+    reply = _reply(status, stdout_fd, stderr_fd, duration, killed, oom_before)
+    reply["dirty"] = not clean
+    return reply, None
+
+
 # --- one run -------------------------------------------------------------------------------------
 def _tree_rss():
     total = 0
@@ -403,9 +424,9 @@ def _tree_rss():
     return total
 
 
-def _wait(ended, kill, timeout_s, memory_mb):
-    """Block until `ended` is readable (the program is gone), the time is up, the tree outgrows its memory,
-    or the parent says finish; `kill` ends the run when the parent is gone."""
+def _wait(ended, timeout_s, memory_mb):
+    """Block until `ended` is readable (the program is gone: None), the time is up ("timeout"), the tree
+    outgrows its memory ("memory"), the parent says finish ("finished") or is gone ("gone")."""
     deadline = time.monotonic() + timeout_s
     while True:
         remaining = deadline - time.monotonic()
@@ -418,9 +439,8 @@ def _wait(ended, kill, timeout_s, memory_mb):
             message, fds = _recv_request()
             for fd in fds:
                 os.close(fd)
-            if message is None:  # the parent is gone: end everything
-                kill()
-                os._exit(0)
+            if message is None:
+                return "gone"
             if message.get("op") == "finish":
                 return "finished"
         if ACCOUNTING and _tree_rss() > memory_mb << 20:
@@ -450,74 +470,138 @@ def _reply(status, stdout_fd, stderr_fd, duration, killed, oom_before):
     stderr, _ = _read_output(stderr_fd, tail=True)
     return {"returncode": None if status is None else os.waitstatus_to_exitcode(status), "stdout": stdout,
             "stdout_truncated": stdout_cut, "stderr": stderr, "duration_s": duration, "killed": killed,
-            "oom_kills": _oom_kills() - oom_before}
+            "oom_kills": _oom_kills() - oom_before, "dirty": False}
 
 
-def _run_on_host(request, fds):
-    """One run forked straight from here (no namespaces of its own): swept and scrubbed before the reply."""
-    timeout_s, memory_mb = float(request["timeout_s"]), int(request["memory_mb"])
-    oom_before = _oom_kills()
+# --- the supervisor: one run, in a fresh fork of the template -------------------------------------
+def _next_request():
+    """The next run's request and descriptors, or (None, []) when the parent is gone. A finish that crossed
+    the reply of a run that had already ended is skipped."""
+    while True:
+        request, fds = _recv_request()
+        if request is None or request.get("op") != "finish":
+            return request, fds
+        for fd in fds:
+            os.close(fd)
+
+
+def _supervise():
+    """Serve one run (see the module docstring); the exit status for the template. Everything that is done
+    before the request arrives is, so the run starts at once."""
     stdout_fd, stderr_fd = os.memfd_create("stdout"), os.memfd_create("stderr")
-    run_dir = tempfile.mkdtemp(prefix="run-", dir="/tmp")
-    if UID >= 0:
-        os.chown(run_dir, UID, UID)
-    start = time.monotonic()
+    if FRESH_NS:
+        _prepare_namespaces(PROC_OPTIONS)
+    else:
+        LIBC.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: the program's orphans come back here to be swept
+    request, fds = _next_request()
+    if request is None:
+        return PARENT_GONE
+    reply, then = (_run_in_namespaces if FRESH_NS else _run_on_host)(request, fds, stdout_fd, stderr_fd)
+    if reply is None:
+        return PARENT_GONE
+    write_frame(CTL.fileno(), reply)
+    if then is not None:  # tearing down a run the caller ended, while the caller reads the verdict
+        then()
+    return RUN_SERVED
+
+
+def _in_child(work):
+    """Run `work()` in a fork and return what it returned (a bool), so that what it reads (a previous
+    sandbox's leftovers, a mount probe) never enters this process's memory."""
     pid = os.fork()
     if pid == 0:
-        _child(run_dir, stdout_fd, stderr_fd, request, fds)
-    for fd in fds:
-        os.close(fd)
-    pidfd = os.pidfd_open(pid)
-    killed = _wait(pidfd, lambda: _kill_leftovers(pid), timeout_s, memory_mb)
-    duration = time.monotonic() - start
-    if killed:
-        for target, kill in ((pid, os.killpg), (pid, os.kill)):
+        try:
+            os._exit(0 if work() else 1)
+        except BaseException:  # noqa: BLE001 - the answer is "no"; the reason goes to stderr
+            traceback.print_exc()
+            os._exit(2)
+    return os.waitstatus_to_exitcode(_wait_for(pid)) == 0
+
+
+def _wait_for(pid):
+    """The wait status of child `pid`, reaping any other child (an orphan of a run) that ends first."""
+    while True:
+        done, status = os.waitpid(-1, 0)
+        if done == pid:
+            return status
+
+
+def _clean_leftovers():
+    """What a killed sandbox with this uid may have left: its processes, its files (True when all gone)."""
+    _kill_leftovers(None)
+    return _clean_up(_run_dir())
+
+
+def _fixed_pids():
+    """An fd of this pid namespace's ns_last_pid (or -1 where it cannot be written): set to the same value
+    before each supervisor is forked, the supervisor and its program get the same pids here in every run, so
+    the pids this process holds in memory (and its forks inherit) say nothing of how many processes an
+    earlier run started."""
+    try:
+        fd = os.open("/proc/sys/kernel/ns_last_pid", os.O_WRONLY | os.O_CLOEXEC)
+        os.pwrite(fd, LAST_PID, 0)
+        return fd
+    except OSError:
+        return -1
+
+
+def _serve_runs(last_pid):
+    """The template's loop: fork a supervisor (the pid 1 of a new PID namespace with `FRESH_NS`), reap it,
+    fork the next. `last_pid`: `_fixed_pids`'s fd, or -1. Returns when the parent is gone or a supervisor
+    failed: the parent then sees the control channel close and starts a new sandbox."""
+    own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC) if FRESH_NS else -1
+    while True:
+        if FRESH_NS and LIBC.unshare(CLONE_NEWPID) != 0:
+            raise OSError(ctypes.get_errno(), "unshare of a run's pid namespace failed")
+        if last_pid >= 0:
+            os.pwrite(last_pid, LAST_PID, 0)
+        pid = os.fork()
+        if pid == 0:
+            code = 1
             try:
-                kill(target, signal.SIGKILL)
-            except OSError:
-                pass
-    status = _wait_status(pid)  # a SIGKILLed child of ours: block until it is gone rather than poll
-    os.close(pidfd)
-    _kill_leftovers(pid)  # what it left behind: daemons, other process groups
-    REAPED.clear()
-    _clean_up(run_dir)  # first: tmpfs pages count against the cgroup this process shares with the program
-    return _reply(status, stdout_fd, stderr_fd, duration, killed, oom_before), None
+                for fd in (own_pid_ns, last_pid):
+                    if fd >= 0:
+                        os.close(fd)
+                code = _supervise()
+            except BaseException:  # noqa: BLE001 - reported, and the template stops: the parent restarts it
+                traceback.print_exc()
+            finally:
+                os._exit(code)
+        if FRESH_NS and LIBC.setns(own_pid_ns, CLONE_NEWPID) != 0:
+            raise OSError(ctypes.get_errno(), "setns back to the template's pid namespace failed")
+        if os.waitstatus_to_exitcode(_wait_for(pid)) != RUN_SERVED:
+            return
 
 
 def _main():
+    global PROC_OPTIONS
     try:
         if CONFIG["view"]:
             _enter_view(CONFIG["view"])
-        os.chdir("/tmp")
+        os.chdir("/")
         for key in list(os.environ):  # bwrap adds PWD; programs get PATH, LANG and their own TMPDIR only
             if key not in ("PATH", "LANG"):
                 del os.environ[key]
-        LIBC.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans come back here to be reaped
+        LIBC.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans of a supervisor come back here to be reaped
         oom_protected = _oom_score_adj(-1000)
         for fd in CGROUP_FDS:  # join once: children are born inside (moving each child would cost ms)
             os.write(fd, b"0")  # "0": this process; the fd was opened by the parent, outside any view
             os.close(fd)
+        data_limit = resource.getrlimit(resource.RLIMIT_DATA)[1]  # the verifier worker's own bound is not a run's
+        resource.setrlimit(resource.RLIMIT_DATA, (data_limit, data_limit))
+        if FRESH_NS:
+            PROC_OPTIONS = "subset=pid" if _in_child(lambda: _probe_proc("subset=pid")) else None
+        last_pid = _fixed_pids() if FRESH_NS else -1  # never on a shared pid namespace: it is the host's counter
     except BaseException as exc:
         write_frame(CTL.fileno(), {"error": f"{type(exc).__name__}: {exc}"})
         return
-    if UID >= 0 and not PID_NS:
-        try:
-            _kill_leftovers(None)  # what a crashed sandbox with this uid may have left
-            _clean_up(tempfile.mkdtemp(prefix="run-", dir="/tmp"))
-        except Exception as exc:  # noqa: BLE001 - leftovers never stop the sandbox from starting
-            os.write(2, f"sandbox: clean-up at start stopped: {type(exc).__name__}: {exc}\n".encode())
+    clean = _in_child(_clean_leftovers) if UID >= 0 and not PID_NS else True
     write_frame(CTL.fileno(), {"ready": True, "pid": os.getpid(), "seccomp": SECCOMP is not None,
-                               "oom_protected": oom_protected})
-    while True:
-        request, fds = _recv_request()
-        if request is None:
-            return
-        if request.get("op") == "finish":  # a finish that crossed the reply of a run that had ended
-            continue
-        reply, then = (_run_in_namespaces if FRESH_NS else _run_on_host)(request, fds)
-        write_frame(CTL.fileno(), reply)
-        if then is not None:  # reaping a run the caller ended, while the caller reads the verdict
-            then()
+                               "oom_protected": oom_protected, "clean": clean,
+                               "proc_private": not FRESH_NS or PROC_OPTIONS is not None,
+                               "fixed_pids": not FRESH_NS or last_pid >= 0})
+    gc.freeze()  # every object so far: never traversed again, so no fork copies a page for the collector
+    _serve_runs(last_pid)
 
 
 _main()

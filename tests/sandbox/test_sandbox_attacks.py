@@ -173,8 +173,9 @@ def test_host_mode_blocks_network() -> None:
 
 @pytest.mark.parametrize("target", ["os.getppid()", "1"], ids=["parent", "init"])
 def test_host_mode_keeps_the_zygote_out_of_the_programs_reach(target: str) -> None:
-    """With namespaces per run the program is the first process of its own PID namespace (its parent is
-    invisible, pid 1 is itself); without them the zygote is another uid's. Either way the zygote survives."""
+    """With namespaces per run the program's parent is pid 1 of the run's PID namespace, the run's supervisor
+    (root, and the namespace's init, which the kernel shields from its own namespace); without them both the
+    supervisor and the zygote are another uid's. Either way the zygote survives."""
     sandbox = open_sandbox("host")
     try:
         zygote = sandbox._res.zygote.proc.pid if sandbox._res.zygote else None
