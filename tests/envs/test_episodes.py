@@ -11,9 +11,11 @@ import json
 
 import pytest
 
+from rlvr_core.envs.web.dataset import to_problem
 from rlvr_core.envs.web.env import EpisodeLimits, WebExtractEnv
 from rlvr_core.envs.web.oracle import OraclePolicy, final_text
 from rlvr_core.envs.web.rollout import run
+from rlvr_core.envs.web.task import build_task
 from rlvr_core.envs.web.verifier import WebExtractVerifier
 from rlvr_core.generation.base import SamplingParams
 from tests.envs.conftest import Replay, gold, problem
@@ -187,3 +189,13 @@ def test_the_call_cost_of_the_limits_comes_off_the_oracles_reward():
     p = problem("text_by_id", "easy")
     [e] = run(OraclePolicy(), [p], PARAMS, EpisodeLimits(call_cost=0.1))
     assert WebExtractVerifier().verify(e.completion, p).reward == pytest.approx(0.9)
+
+
+def test_a_real_sized_site_is_read_through_the_output_cap_and_the_oracle_solves_it():
+    p = to_problem(build_task("injection_navigate", "hard", 1, "real"))
+    assert max(len(h) for h in p.extra["site"]["pages"].values()) >= 100_000 // 3  # pages of a site: a third
+    [e] = run(OraclePolicy(), [p], PARAMS)
+    assert WebExtractVerifier().verify(e.completion, p).reward == 1.0
+    [dumped] = run(Replay([python("print(HTML)"), '<answer>"x"</answer>']), [p], PARAMS, FAST)
+    [output] = outputs(dumped)
+    assert len(output) < EpisodeLimits().max_output_chars + 200 and "more characters cut" in output

@@ -91,7 +91,7 @@ def test_from_medium_up_no_item_pays_the_first_second_middle_second_to_last_or_l
 
 @pytest.mark.slow
 def test_from_medium_up_every_fixed_position_reading_earns_at_most_0_15_on_average(position_picks):
-    """The red team's middle-candidate reader earned 0.385 on medium and hard items; every position of `PICKS`
+    """The red team's middle-candidate reader was paid on many medium and hard items; every position of `PICKS`
     (the first to fifth from either end, and both middles) is held to 0.15 over these 204 items."""
     means = {pick: sum(scores[pick] for _, scores in position_picks) / len(position_picks) for pick in PICKS}
     assert len(position_picks) == len(ARCHETYPES) * 4
@@ -204,3 +204,17 @@ def test_the_cached_datasets_generator_version_covers_every_module_an_item_is_bu
     used = {Path(f) for f in out.stdout.split()} - {root / "__init__.py"}
     assert used and used <= covered, sorted(str(p.relative_to(root)) for p in used - covered)
     assert dataset.generator_version().startswith(f"{GENERATOR_VERSION}+")
+
+
+def test_real_tier_pages_are_the_size_and_depth_of_crawled_pages_and_only_some_hard_items_have_them():
+    """Crawled pages (the seed's) run to hundreds of KB and nest about 25 deep; standard hard pages are far smaller."""
+    task = build_task("string_none", "hard", 1, "real")
+    [html] = task.site["pages"].values()
+    soup = BeautifulSoup(html, "html.parser")
+    assert 100_000 <= len(html) <= 420_000 and task.id == "string_none/hard/1/real"
+    assert max(len(list(t.parents)) for t in soup.find_all(True)) >= 25 and len(soup.find_all("script")) >= 8
+    assert build_task("string_none", "hard", 1).site != task.site
+    with pytest.raises(ValueError, match="the real page tier is for hard items"):
+        build_task("string_none", "medium", 1, "real")
+    tiers = {(d, k): dataset.page_tier(d, k) for d in DIFFICULTIES for k in range(PER_CELL["train"])}
+    assert {key for key, tier in tiers.items() if tier == "real"} == {("hard", k) for k in range(1, 50, 8)}

@@ -194,16 +194,31 @@ def _css(rng: Any, st: Styler) -> str:
     return f"<style>{rules}</style>"
 
 
+_JS_WORDS = ("render", "hydrate", "track", "fetch", "dispatch", "observe", "schedule", "resolve", "mount", "emit")
+
+
+def _bundle(rng: Any, st: Styler) -> str:
+    """A minified script bundle, as frameworks and tag managers inline them."""
+    body = ";".join(f"function {rng.token(2)}{i}(e,t){{var n=e.{rng.pick(_JS_WORDS)}({rng.randint(0, 99)});"
+                    f"return t&&t.{rng.pick(_JS_WORDS)}?n[\"{rng.token(5)}\"]:void 0}}"
+                    for i in range(rng.randint(30, 90)))
+    attrs = rng.pick(("", ' async', ' defer', f' nonce="{rng.token(12)}"', ' type="module"'))
+    return f"<script{attrs}>!function(){{{body}}}();</script>"
+
+
 BULK: tuple[tuple[str, Callable[[Any, Styler], str]], ...] = (
     ("top", _mega_menu), ("bottom", _link_farm), ("content", _tiles), ("end", _state_script), ("end", _sprite),
     ("head", _css))
+BUNDLES: tuple[tuple[str, Callable[[Any, Styler], str]], ...] = (("head", _bundle), ("end", _bundle), ("end", _bundle))
 
 
-def bulk(rng: Any, st: Styler, target: int, current: int) -> dict[str, list[str]]:
-    """Blocks by place ("head", "top", "content", "bottom", "end") adding about `target - current` characters."""
+def bulk(rng: Any, st: Styler, target: int, current: int, bundles: bool = False) -> dict[str, list[str]]:
+    """Blocks by place ("head", "top", "content", "bottom", "end") adding about `target - current` characters;
+    `bundles` adds script bundles to the kinds drawn."""
     out: dict[str, list[str]] = {"head": [], "top": [], "content": [], "bottom": [], "end": []}
+    kinds = BULK + BUNDLES if bundles else BULK
     while current < target:
-        place, make = rng.pick(BULK)
+        place, make = rng.pick(kinds)
         block = make(rng, st)
         out[place].append(block)
         current += len(block)

@@ -2,7 +2,10 @@
 
 Seeds: item k of a split uses seed `3k` in `train`, `3k + 1` in `eval` and
 `3k + 2` in `bench`, so no two splits share a seed (and no task: a task is
-a function of archetype, difficulty and seed). `eval` is the held-out split
+a function of archetype, difficulty, seed and page tier). Hard items with
+k % `REAL_EVERY` == 1 have pages of the "real" tier (100-400 KB, 25
+wrappers deep, script bundles: the size of crawled pages), one hard item in
+eight; the first rows (k = 0) never do. `eval` is the held-out split
 training selects checkpoints on; `bench` is for final numbers only. Order:
 k, then archetype, then difficulty, so the first `archetypes * 3` rows of a
 split hold one task of every archetype and difficulty, and `--limit` keeps
@@ -34,6 +37,7 @@ from rlvr_core.envs.web.page import DIFFICULTIES
 from rlvr_core.envs.web.task import GENERATOR_VERSION, Task, archetypes, build_task
 
 SPLITS = ("train", "eval", "bench")
+REAL_EVERY = 8  # hard item k of a cell has real-sized pages when k % REAL_EVERY == 1
 PER_CELL = {"train": 50, "eval": 2, "bench": 4}  # tasks per (archetype, difficulty)
 SOURCE = "webextract"
 # The code an item depends on (generation, solving, the decoy check's rubric), relative to rlvr_core/envs/web/.
@@ -69,7 +73,8 @@ def to_problem(task: Task) -> Problem:
     digest = content_hash({"prompt": prompt, "answer": answer, "site": task.site, "archetype": task.archetype,
                            "difficulty": task.difficulty, "generator_version": GENERATOR_VERSION})
     extra = {"archetype": task.archetype, "family": task.family, "seed": task.seed, "params": task.params,
-             "site": task.site, "generator_version": GENERATOR_VERSION, "content_hash": digest}
+             "site": task.site, "page_tier": task.tier, "generator_version": GENERATOR_VERSION,
+             "content_hash": digest}
     return Problem(id=task.id, source=SOURCE, prompt=prompt, answer=answer, verifier="webextract",
                    category=task.family, difficulty=task.difficulty,  # type: ignore[arg-type]
                    extra=extra)
@@ -79,5 +84,10 @@ def generate_split(split: str, per_cell: int | None = None) -> list[Problem]:
     """Every task of `split` in its fixed order (`per_cell` overrides the split's size, for tests)."""
     count = PER_CELL[split] if per_cell is None else per_cell
     names = sorted(archetypes())
-    return [to_problem(build_task(name, difficulty, item_seed(split, k)))
+    return [to_problem(build_task(name, difficulty, item_seed(split, k), page_tier(difficulty, k)))
             for k in range(count) for name in names for difficulty in DIFFICULTIES]
+
+
+def page_tier(difficulty: str, k: int) -> str:
+    """The page tier of item k of a cell (see the module docstring)."""
+    return "real" if difficulty == "hard" and k % REAL_EVERY == 1 else "standard"

@@ -7,9 +7,11 @@ about sits where it would on a real site. `Knobs` holds what difficulty
 changes in the shell: nesting depth, noise blocks (cookie banners,
 newsletter boxes, related items), scripts and comments, irregular
 whitespace, tag soup, and the page's size (bulk blocks up to ~100 KB on hard
-pages). Archetypes add their own near-miss and hidden decoys (`Rng.hide`
-picks how an element is hidden; the page's stylesheet declares the hiding
-classes from medium up).
+pages). The "real" page tier (`page_tier`, for some hard items) builds
+pages the size of crawled ones: 100-400 KB, 25 layout wrappers deep, with
+script bundles beside the other bulk. Archetypes add their own near-miss
+and hidden decoys (`Rng.hide` picks how an element is hidden; the page's
+stylesheet declares the hiding classes from medium up).
 
 Text written by `text()` is escaped, and inline children are always separated
 from their neighbours by whitespace, so `get_text(" ")` and `get_text()` give
@@ -18,6 +20,7 @@ the same words: a task's answer never hinges on a separator choice.
 
 from __future__ import annotations
 
+import contextvars
 import html
 import random
 from collections.abc import Callable, Sequence
@@ -28,6 +31,8 @@ from rlvr_core.envs.web import chrome, vocab
 
 T = TypeVar("T")
 DIFFICULTIES = ("easy", "medium", "hard")
+PAGE_TIERS = ("standard", "real")
+_TIER = contextvars.ContextVar("webextract_page_tier", default="standard")
 HIDE_METHODS = {"easy": (), "medium": ("attr", "style", "class"),
                 "hard": ("attr", "style", "important", "visibility", "class", "class")}
 
@@ -123,9 +128,25 @@ def el(tag: str, inner: str = "", *, hide: str | None = None, **values: Any) -> 
     return f"<{tag}{attrs(**values)}>{inner}</{tag}>"
 
 
+class page_tier:
+    """Context manager: pages built inside it are of `tier` (`PAGE_TIERS`); "real" is for hard items only."""
+
+    def __init__(self, tier: str) -> None:
+        if tier not in PAGE_TIERS:
+            raise ValueError(f"page_tier({tier!r}): the tier must be one of {PAGE_TIERS}")
+        self.tier = tier
+
+    def __enter__(self) -> "page_tier":
+        self._token = _TIER.set(self.tier)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _TIER.reset(self._token)
+
+
 @dataclass(frozen=True)
 class Knobs:
-    """What difficulty changes in the page shell."""
+    """What difficulty (and the page tier) changes in the page shell."""
 
     depth: int  # layout wrappers around the main content
     noise: int  # noise blocks around the content
@@ -134,16 +155,22 @@ class Knobs:
     messy: bool  # irregular whitespace and newlines inside markup
     soup: int  # blocks of tag soup (unclosed p/li, upper-case tags, unquoted attributes, stray end tags)
     size: tuple[int, int]  # characters the page is grown to with bulk blocks (0: no bulk)
+    bundles: bool = False  # script bundles among the bulk (the real tier)
 
     @classmethod
     def of(cls, difficulty: str, compact: bool = False) -> "Knobs":
-        """`compact`: one page of a multi-page site (a third of the size)."""
+        """`compact`: one page of a multi-page site (a third of the size). Hard pages of the "real" tier
+        (`page_tier`) are 100-400 KB and 25 wrappers deep."""
         knobs = {"easy": cls(1, 1, False, False, False, 0, (0, 0)),
                  "medium": cls(3, 3, True, True, False, 1, (8_000, 30_000)),
                  "hard": cls(6, 6, True, True, True, 3, (30_000, 100_000))}[difficulty]
+        if _TIER.get() == "real":
+            if difficulty != "hard":
+                raise ValueError(f"the real page tier is for hard items; got difficulty {difficulty!r}")
+            knobs = cls(25, 8, True, True, True, 4, (100_000, 400_000), bundles=True)
         if compact:
             knobs = cls(knobs.depth, knobs.noise, knobs.scripts, knobs.comments, knobs.messy, knobs.soup,
-                        (knobs.size[0] // 3, knobs.size[1] // 3))
+                        (knobs.size[0] // 3, knobs.size[1] // 3), knobs.bundles)
         return knobs
 
 
@@ -230,7 +257,7 @@ def page(rng: Rng, *, title: str, main: str, difficulty: str, site_name: str = "
     scripts = el("script", '{"@context":"https://schema.org","@type":"WebPage"}', type="application/ld+json") \
         if knobs.scripts else ""
     estimate = len(head_html) + len(top) + len(main) + len(side) + len(foot) + sum(map(len, blocks)) + 600
-    grown = chrome.bulk(rng, styler, rng.randint(*knobs.size), estimate) if knobs.size[1] else {}
+    grown = chrome.bulk(rng, styler, rng.randint(*knobs.size), estimate, bundles=knobs.bundles) if knobs.size[1] else {}
     before = [*grown.get("content", [])[:1], *blocks[:split]]
     after = [*blocks[split:], *grown.get("content", [])[1:]]
     content = sep.join([*(comment() + b for b in before), crumbs, main, *(comment() + b for b in after)])

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rlvr_core.envs.web import solvers
-from rlvr_core.envs.web.page import DIFFICULTIES, Rng
+from rlvr_core.envs.web.page import DIFFICULTIES, Rng, page_tier
 
 AnswerType = Literal["text", "url", "number", "list", "records", "object"]
 GENERATOR_VERSION = 3
@@ -127,10 +127,11 @@ class Task:
     safety: Safety
     reads: tuple[str, ...]  # the pages the solver read, in order: the episode must read them too
     ordered: bool = True
+    tier: str = "standard"  # the page tier (`page.PAGE_TIERS`): "real" pages are the size of crawled ones
 
     @property
     def id(self) -> str:
-        return f"{self.archetype}/{self.difficulty}/{self.seed}"
+        return f"{self.archetype}/{self.difficulty}/{self.seed}" + ("" if self.tier == "standard" else f"/{self.tier}")
 
     def gold_spec(self) -> dict[str, Any]:
         return {"type": self.answer_type, "value": self.gold, "abstain": self.abstain, "fields": list(self.fields),
@@ -205,8 +206,9 @@ def decoy_problem(draft: Draft, name: str, difficulty: str, answer: Any) -> str 
     return None
 
 
-def build_task(name: str, difficulty: str, seed: int) -> Task:
-    """Generate the task (archetype, difficulty, seed) and solve it from its HTML; deterministic in its arguments.
+def build_task(name: str, difficulty: str, seed: int, tier: str = "standard") -> Task:
+    """Generate the task (archetype, difficulty, seed) with pages of `tier` (`page.PAGE_TIERS`; "real" for hard
+    items only) and solve it from its HTML; deterministic in its arguments.
 
     Raises AssertionError when the solver disagrees with the generator or no attempt gives working decoys
     (a generator or solver bug).
@@ -214,12 +216,13 @@ def build_task(name: str, difficulty: str, seed: int) -> Task:
     if difficulty not in DIFFICULTIES:
         raise ValueError(f"difficulty {difficulty!r} must be one of {DIFFICULTIES}")
     archetype = archetypes()[name]
+    key = f"webextract|{name}|{difficulty}|{seed}" + ("" if tier == "standard" else f"|{tier}")
     why = ""
     for attempt in range(MAX_ATTEMPTS):
         # A rare draw can make a question ambiguous (say, a noise block links a product with the asked-for
         # name) or leave its decoys toothless: the next attempt redraws; the task stays a function of the seed.
-        draft = archetype.generate(Rng(f"webextract|{name}|{difficulty}|{seed}" + (f"|{attempt}" if attempt else "")),
-                                   difficulty)
+        with page_tier(tier):
+            draft = archetype.generate(Rng(key + (f"|{attempt}" if attempt else "")), difficulty)
         try:
             answer, reads = _solve(name, draft.site["pages"], draft.site["start"], draft.params)
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
@@ -237,4 +240,4 @@ def build_task(name: str, difficulty: str, seed: int) -> Task:
     return Task(archetype=name, family=archetype.family, difficulty=difficulty, seed=seed, site=draft.site,
                 query=draft.query, params=draft.params, answer_type=draft.answer_type,
                 gold=None if reason else answer, abstain=reason, fields=draft.fields, safety=draft.safety,
-                reads=reads, ordered=draft.ordered)
+                reads=reads, ordered=draft.ordered, tier=tier)
