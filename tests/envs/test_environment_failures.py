@@ -3,7 +3,7 @@ status "error"), never a wrong answer; and the tool-time budget counts the episo
 they waited for a sandbox behind other episodes.
 
 Round 3 of the red team saw a sandbox fail to start once under load (`OSError: [Errno 19] No such device`) and
-every episode of the batch, the oracle's too, score 0 as a wrong answer; and episodes lose 20-42 s of their 60 s
+every episode of the batch, the oracle's too, score 0 as a wrong answer; and episodes lose a large share of their
 budget waiting in the pool's queue. The failures here are real sandboxes behind a factory that fails the way the
 host did (the pool's `make`, the seam the environment is given); everything after it is the real code.
 """

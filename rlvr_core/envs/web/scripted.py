@@ -15,8 +15,9 @@ rlvr_core.envs.web.scripted` measures them on a split with 95% intervals.
 - echo: prints the page and answers with what it printed.
 - question: answers with the question itself.
 - lazy: the reference solvers with every filter off (`solvers.lazy_reading`):
-  the right element kind, but hidden elements and decoys kept, first match
-  taken; lazy_last takes the last match.
+  the right element kind, but hidden elements and decoys kept, the first
+  candidate taken; lazy_second, lazy_middle, lazy_second_last and lazy_last
+  take the candidate at that position.
 - coward: reads the page, then abstains with the reason the question's words
   suggest.
 - hedge: knows the gold and the lazy answer, and offers both (two answer
@@ -138,11 +139,12 @@ class QuestionPolicy(Reader):
         return f"<answer>{json.dumps(query, ensure_ascii=False)}</answer>"
 
 
-def lazy_answer(problem: Problem, end: str = "first") -> Any:
-    """The lazy reading's answer (taking the `end` match), or None when it fails."""
+def lazy_answer(problem: Problem, pick: str = "first") -> Any:
+    """The lazy reading's answer (taking the candidate at `pick`, a name of `solvers.PICKS`), or None when it
+    fails."""
     site = problem.extra["site"]
     try:
-        with solvers.lazy_reading(end):
+        with solvers.lazy_reading(pick):
             return solvers.solve(problem.extra["archetype"], site["pages"].get, site["start"], problem.extra["params"])
     except Exception:  # noqa: BLE001 - a lazy reading that crashes has no answer
         return None
@@ -150,15 +152,18 @@ def lazy_answer(problem: Problem, end: str = "first") -> Any:
 
 class LazyPolicy(Reader):
     name = "webextract-lazy"
-    end = "first"
+    pick = "first"
 
     def answer(self, problem: Problem, html: str, episode: Episode) -> str:
-        return final_text(lazy_answer(problem, self.end))
+        return final_text(lazy_answer(problem, self.pick))
 
 
-class LazyLastPolicy(LazyPolicy):
-    name = "webextract-lazy_last"
-    end = "last"
+def _lazy_at(pick: str) -> type[LazyPolicy]:
+    return type(f"Lazy{pick.title().replace('_', '')}Policy", (LazyPolicy,), {"name": f"webextract-lazy_{pick}",
+                                                                                "pick": pick})
+
+
+LAZY_PICKS = ("second", "middle", "second_last", "last")  # beside "first" (LazyPolicy)
 
 
 class CowardPolicy(Reader):
@@ -180,7 +185,8 @@ class HedgePolicy(Reader):
 
 
 POLICIES = {p.name.removeprefix("webextract-"): p for p in (BlindPolicy, PriorPolicy, StuffingPolicy, EchoPolicy,
-                                                            QuestionPolicy, LazyPolicy, LazyLastPolicy, CowardPolicy,
+                                                            QuestionPolicy, LazyPolicy,
+                                                            *(_lazy_at(pick) for pick in LAZY_PICKS), CowardPolicy,
                                                             HedgePolicy)}
 
 
