@@ -99,10 +99,15 @@ class WebExtractEnv:
         self.error: str | None = None  # the environment's own failure, which ended the episode
         self.spent_s = 0.0
 
+    @staticmethod
+    def system_prompt(limits: EpisodeLimits) -> str:
+        """The system message of every episode under `limits` (the evaluation key records its digest)."""
+        return protocol.system_prompt(max_turns=limits.max_turns, max_output_chars=limits.max_output_chars,
+                                      run_timeout_s=limits.run_timeout_s)
+
     def initial_messages(self) -> list[Message]:
-        system = protocol.system_prompt(max_turns=self.limits.max_turns, max_output_chars=self.limits.max_output_chars,
-                                        run_timeout_s=self.limits.run_timeout_s)
-        return [{"role": "system", "content": system}, {"role": "user", "content": self.problem.prompt}]
+        return [{"role": "system", "content": self.system_prompt(self.limits)},
+                {"role": "user", "content": self.problem.prompt}]
 
     def canonical(self, text: str, finish_reason: str) -> str:
         return protocol.restore_closer(jsonsafe.scrub(text), finish_reason)
