@@ -112,9 +112,14 @@ def get_benchmark(name: str) -> Benchmark:
 
 
 def _webextract_limits() -> dict[str, Any]:
-    from rlvr_core.envs.web.env import EpisodeLimits
+    """The episode limits and a digest of the system prompt: both part of the evaluation key."""
+    import hashlib
 
-    return EpisodeLimits().to_dict()
+    from rlvr_core.envs.web.env import EpisodeLimits, WebExtractEnv
+
+    limits = EpisodeLimits()
+    prompt = WebExtractEnv.system_prompt(limits)
+    return {**limits.to_dict(), "system_prompt_sha256": hashlib.sha256(prompt.encode()).hexdigest()[:16]}
 
 
 def load_benchmark_problems(benchmark: Benchmark, *, store, limit: int | None = None) -> list[Problem]:
