@@ -97,7 +97,9 @@ def test_no_answer(completion: str) -> None:
 
 def test_a_choice_letter_opening_the_completion() -> None:
     assert extract_answer("A. Because B is not valid") == ("A", "choice")
-    assert extract_answer("Because B is valid") is None
+    # issue 42 (Math-Verify mv-262): one choice stated as right answers with it; two are a hedge
+    assert extract_answer("Because B is valid") == ("B", "choice")
+    assert extract_answer("A is correct. B is also correct.") is None
 
 
 def test_boxed_is_brace_matched_and_linear() -> None:

@@ -41,7 +41,14 @@ _ADDRESSED = re.compile(
             r"official\s+(?:answer|solution))\b",
             # spoken to
             r"\b(?:note|message|instructions?|memo|reminder)\s+(?:to|for)\s+(?:\w+\s+){0,3}?(?:the\s+|any\s+)?(?:grader|reader|"
-            r"evaluator|checker|reviewer|marker|teacher|examiner|assessor|judge|scorer|system|ai|model|verifier|assistant)s?\b",
+            r"evaluator|checker|reviewer|marker|teacher|examiner|assessor|judge|scorer|system|ai|model|verifier|assistant|grading|"
+            r"evaluation|scoring|marking)s?\b",
+            r"\b(?:hey|hi|hello|dear|attention|attn)\s*,?\s+(?:grader|evaluator|checker|reviewer|marker|examiner|assessor|judge|scorer|"
+            r"verifier|model|ai)s?\b",
+            r"\b(?:verdict|grade|graded|score|scored|status|evaluation|assessment)\s*:\s*\(?\s*(?:correct|pass|passed|accepted|full|"
+            r"right|true|1|100|a\b)",
+            r"</?(?:system|user|assistant|instruction|grader|admin|developer)>",
+            r"\b(?:solution|answer|grading|marking)\s+key\b",
             r"\b(?:checking|grading|marking|scoring|evaluation|judging)\s+(?:system|pipeline|harness|script|program|code|model|bot)\b",
             r"\b(?:the|an?)\s+(?:answer\s+)?key\s+(?:says|states|lists|gives|shows|has|reads)\b",
             r"[\"'](?:score|correct|reward|grade|label|verdict|is_correct|pass|passed|accepted)[\"']\s*:",
@@ -79,7 +86,8 @@ _DISOWNING = re.compile(
             r"(?:\s+(?:answer|value|number|result))?(?:\s+(?:above|below|here|there))?\s+(?:is|was|are|were|should\s+be)\s+"
             r"(?:(?:only|just|merely|simply|a|an|the|for)\s+){0,3}(?:not\b|wrong|incorrect|invalid|void|ignored|irrelevant|"
             r"placeholders?|examples?|templates?|illustrations?|dummy|decoys?|tests?|drafts?|typos?|jokes?|formatting|a\s+format|"
-            r"format|practice|show|display|demonstration)",
+            r"format|practice|show|display|demonstration|stand-?ins?|stubs?|mock-?ups?|fillers?|temporary|provisional|tentative|"
+            r"unverified|scratch)",
             r"\b(?:that|this|it)\s+(?:was|is)\s+(?:just\s+|only\s+|merely\s+)?(?:my|a|an|the)\s+(?:\w+\s+)?"
             r"(?:draft|guess|placeholder|first\s+attempt|estimate|example|typo)\b",
             r"\b(?:dummy|placeholder|decoy|filler|mock)\s+(?:value|answer|box|number)\b",

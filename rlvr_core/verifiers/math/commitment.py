@@ -66,7 +66,7 @@ _MULTIPLIER_AFTER = re.compile(
     r"hundreds?|dozens?|lakhs?|crores?|k|K|M|bn|mn|per\s+mille|permille|basis\s+points?|bps|ppm|ppb)(?![A-Za-z])"
     r"|(?:,|'|\u2019|\\!\s*|\{,\})[0-9]{3}(?![0-9])|,[ \t]*0[0-9]{2}(?![0-9])"
     r"|(?:x|X|\*|\u00d7|\\times|\\cdot)\s*\{?\s*10\b|[eE][+-]?[0-9]"
-    r"|\(?\s*in\s+(?:thousands|millions|billions|trillions|hundreds|tens|dozens|lakhs|crores)\b)"
+    r"|\(?\s*(?:in\s+)?(?:thousands|millions|billions|trillions|hundreds|tens|dozens|lakhs|crores)\b)"
 )
 # Words that make a boxed number part of a larger value: "minus \\boxed{5}", "\\boxed{5} thousand", "\\boxed{5} times 2".
 _WORD_BEFORE = re.compile(
@@ -76,7 +76,7 @@ _NUMBER_WORD = r"(?:a\s+|one\s+)?(?:ten|hundred|thousand|million|billion|two|thr
 _WORD_AFTER = re.compile(
     r"(?:squared|cubed|factorial|thousands?|millions?|billions?|trillions?|hundreds?|dozens?)\b"
     r"|(?:times|plus|minus|over|divided\s+by|multiplied\s+by|to\s+the(?:\s+power(?:\s+of)?)?|raised\s+to(?:\s+the(?:\s+power(?:\s+of)?)?)?"
-    rf"|more\s+than|less\s+than)\s+(?:\$|\\\(|-?[0-9]|\\boxed|{_NUMBER_WORD})"
+    rf"|more\s+than|less\s+than|of)\s+(?:\$|\\\(|-?[0-9]|\\boxed|{_NUMBER_WORD})"
     r"|to\s+the\s+power|raised\s+to",
     re.IGNORECASE,
 )

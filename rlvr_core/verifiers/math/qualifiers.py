@@ -44,7 +44,8 @@ _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]{0,10}(?:\s[^<>]{0,40})?/?>")
 _DELIMITERS = re.compile(r"\*\*|\$|\\[()\[\]]|\\[,;:! ]|\\q?quad(?![A-Za-z])|~|\\(?:left|right|displaystyle)(?![A-Za-z])")
 
 _NEGATION = (
-    r"(?:\bby\s+no\s+means\b|\bin\s+no\s+way\b|\bno\s+way\b|\bfar\s+from\b|\bhardly\b|\bscarcely\b|\bnowhere\s+near\b"
+    r"(?:\b(?:impossible|not\s+possible)\s+for\s+(?:the\s+answer|it|this|that|the\s+(?:value|result|count|total))\s+to\s+"
+    r"(?:be|equal)\b|\bby\s+no\s+means\b|\bin\s+no\s+way\b|\bno\s+way\b|\bfar\s+from\b|\bhardly\b|\bscarcely\b|\bnowhere\s+near\b"
     r"|\bnot\b|n't\b|\bnever\b|\bcannot\b|\bno\s+longer\b|\bneither\b|\bnor\b|\banything\s+but\b|\bother\s+than\b"
     r"|\bexcept(?:\s+for)?\b|\brather\s+than\b|\binstead\s+of\b|\bunequal\s+to\b|\bdiffer(?:s|ent)?\s+from\b|\bexcluding\b"
     r"|\bruled?\s+out\b|\brules\s+out\b|\b(?:exclude|eliminate|discard|reject|omit)(?:s|d|ed)?\b|\bwrongly\b|\bfalsely\b"
@@ -57,7 +58,7 @@ _BOUND = (
     r"\bat\s+(?:the\s+|a\s+)?(?:very\s+)?(?:least|most|minimum|maximum)\b|\bno\s+(?:more|less|fewer|greater|smaller|larger|higher|lower|bigger|"
     r"longer|shorter|later|earlier|older|younger|heavier|lighter)\s+than\b"
     r"|\b(?:more|less|fewer|greater|smaller|larger|higher|lower|bigger|longer|shorter|older|younger|heavier|lighter|"
-    r"faster|slower|cheaper|dearer|later|earlier)\s+than\b|\b(?:beyond|exceeds?|exceeding|upwards\s+of|in\s+excess\s+of|"
+    r"faster|slower|cheaper|dearer|later|earlier)\s+than(?:\s+or\s+equal\s+to)?\b|\b(?:beyond|exceeds?|exceeding|upwards\s+of|in\s+excess\s+of|"
     r"(?<!add\s)(?<!adds\s)(?<!added\s)(?<!adding\s)(?<!come\s)(?<!comes\s)(?<!came\s)(?<!sum\s)(?<!sums\s)(?<!summed\s)"
     r"(?<!round\s)(?<!rounds\s)(?<!rounded\s)(?<!rounding\s)(?<!amounts\s)up\s+to|shy\s+of|short\s+of|nearly|almost|just\s+(?:under|over|below|above|shy\s+of)|"
     r"(?:well|slightly|a\s+bit|a\s+little|somewhat|way)\s+(?:under|over|below|above)|upper\s+limit\s+of|lower\s+limit\s+of)\b"
@@ -71,7 +72,9 @@ _DISOWN = (
     r"\be\.g\.|\bfor\s+(?:example|instance)\b|\bsuch\s+as\b|\b(?:example|format|template|placeholder|sample)\s*:"
     r"|\b(?:sample|example|dummy|mock|expected)\s+(?:output|answer|response|result)\s*:?|\b(?:something|anything)\s+like\b"
     r"|\bnot\s+(?:really\s+)?my\s+(?:real\s+|actual\s+|true\s+|final\s+|intended\s+)*answer\s*:?"
-    r"|\bfor\s+(?:illustration|demonstration|display|formatting|format|practice|show)(?:\s+purposes)?(?:\s+only)?\b|\b(?:illustration|demo|illustrative)\b\s*:?"
+    r"|\bfor\s+(?:illustration|demonstration|display|formatting|format|practice|show)(?:\s+purposes)?(?:\s+only)?\b"
+    r"|\bhypothetical(?:ly)?\b|\b(?:should|would|will|could)\s+look\s+like\b|\blet(?:'s|\s+us)\s+say\b"
+    r"|\b(?:rough|ballpark|wild|quick|crude|first)\s+(?:estimate|guess|figure|approximation)s?\b|\b(?:illustration|demo|illustrative)\b\s*:?"
     r"|\blike\s+(?:this|so)\s*:|\b(?:first|initial|earlier|previous|original|old|naive|preliminary|tentative|wrong|incorrect|rough)\s+"
     r"(?:attempt|answer|guess|try|result|calculation|draft|estimate|value|solution|computation)s?\s+"
     r"(?:gave|gives|was|were|is|of|yielded|yields|came\s+out\s+(?:to|as)|produced|said|:)"
@@ -108,10 +111,12 @@ _AFTER = re.compile(
     r"above|below|over|under|up|upwards?|beyond|so|thereabouts|longer|shorter|later|earlier|older|younger)\b"
     r"|at\s+(?:the\s+)?(?:very\s+)?(?:least|most|minimum|maximum|min|max|best|worst)\b|(?:minimum|maximum|min|max|tops|at\s+minimum|"
     r"at\s+maximum|give\s+or\s+take|more\s+or\s+less|plus\s+or\s+minus|or\s+so|-?ish)\b|\+\s*(?:$|[.,;)])"
+    r"|(?:which\s+|this\s+|that\s+|it\s+)?(?:is|was|being)\s+(?:only\s+|just\s+|merely\s+)?(?:an?\s+|the\s+)?(?:floor|ceiling)\b(?!\s+of)"
     r"|(?:which\s+|this\s+|that\s+|it\s+)?(?:is|was|being)\s+(?:only\s+|just\s+|merely\s+)?(?:an?\s+|the\s+)?(?:lower|upper)\s+"
     r"(?:bound|limit|estimate)\b|(?:lower|upper)\s+(?:bound|limit)\b"
     r"|\\(?:ge|geq|le|leq|gt|lt|geqslant|leqslant|gg|ll|gtrsim|lesssim|succ|prec|succeq|preceq)(?![A-Za-z])|>=|<="
     r"|(?<![-=<])>|<(?![-=>])|[\u2265\u2264])"
+    r"|(?P<hedge>(?<=\s)/\s+(?:\$|\\\(|-?[0-9]))"
     r"|(?P<negated>(?:(?:which|that|this|it)\s+)?(?:(?:is|was|'s|are|were|seems|appears|looks|turns\s+out|must\s+be|would\s+be|"
     r"has\s+to\s+be|can't\s+be|cannot\s+be|couldn't\s+be)\s+(?:to\s+be\s+)?)?"
     r"(?:(?:clearly|definitely|obviously|actually|probably|certainly|surely|totally|completely|also|still|in\s+fact)\s+)?"
@@ -120,10 +125,12 @@ _AFTER = re.compile(
     r"not\s+(?:the\s+(?:\w+\s+)?(?:answer|solution|result|value|one)|right|correct|valid|true|it|possible|an?\s+(?:answer|solution)|"
     r"what|my\s+answer|final)\b|wrong|incorrect|false|invalid|mistaken|erroneous|impossible|bogus|nonsense|absurd|"
     r"ruled\s+out|rejected|excluded|eliminated|discarded|a\s+(?:mistake|typo|miscalculation|red\s+herring|trap|decoy|lie)\b|"
+    r"(?:does|do|did)(?:\s+not|n't)\s+(?:satisfy|work|fit|hold|solve|meet|check\s+out)\b|fails?\s+to\b|"
     r"an\s+error\b|(?:is|was|are|were|does|do|did)?n't\s+(?:right|correct|valid|true|it|the\s+answer|possible|work)\b|doesn't\s+work|does\s+not\s+work|fails?\b|"
     r"nope\b)|[\u2717\u2718\u274c])"
     r"|(?P<disowned>(?:(?:is|was)\s+)?(?:just\s+|only\s+|merely\s+|purely\s+)?(?:an?\s+)?(?:(?:wild|rough|random|first|initial)\s+)?"
-    r"(?:example|placeholder|illustration|template|dummy|decoy|draft|guess|sample|test\s+value)\b))",
+    r"(?:example|placeholder|illustration|template|dummy|decoy|draft|guess|sample|test\s+value|stand-?in)\b"
+    r"|for\s+now\b|(?:only\s+)?(?:tentatively|provisionally)\b))",
     re.IGNORECASE,
 )
 _MATH_OPENERS = re.compile(r"(?:\$+|\\[(\[]|\*\*|\s)+$")

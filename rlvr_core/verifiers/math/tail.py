@@ -14,20 +14,30 @@ after any amount of filler). The answer is void when that text:
 - "hedge": offers another value, in the same sentence and close to it, with
   a word that makes it an alternative or a condition: "also", "too", "as
   well", "another", "either", "or", "otherwise", "instead", "unless", "in
-  which case", "if instead", "depending", "possible", "maybe", "might",
-  "could", "probably", "interpretation", "option", "candidate", or a
-  question mark ("though 7 is also possible", "unless I misread, in which
-  case 7", "7 works too"); "the smallest possible value" is a superlative,
-  not an alternative.
+  which case", "if instead", "depending", "maybe", "might", "could",
+  "probably", "interpretation", "torn between", or a question mark ("though
+  7 is also possible", "unless I misread, in which case 7", "7 works too");
+  "the smallest possible value" is a superlative, not an alternative; a
+  value given as the answer's equivalent ("or equivalently 0.5") must equal
+  it;
+- "bound": says the true value may be higher or lower;
+- "contradicted": states another value on its own, with no cue word at all:
+  after a boundary (a sentence end, a colon, a comma, a dash, an arrow, a
+  parenthesis) and at most a short lead-in ("so", "it's", "the correct
+  total is"), ending its clause ("On closer inspection, 44.", "with
+  replacement, 44.", "Correction: 44"). Not counted: a value in a
+  computation or a true identity (a check), an expression with variables,
+  a list marker, a member of a list of three or more, a value the text
+  rejects ("the other root, $x = -3$, is rejected").
 
 Another value is a number or math span in that text that is not one of the
 answer's own values (compared after normalisation) and not a variable's
 name ("possible values for $B$"); next to an alternative word, not the
 argument of a preposition either ("also divisible by 3", "each of the 4
-rows"). A later sentence that
-repeats the answer, explains it, or states a fact with no value is read as
-it is; a later explicit answer statement ("the answer is 7") is a new
-candidate and is handled by extraction, which takes the last one.
+rows"). A later sentence that repeats the answer, explains it, or states a
+fact in a full clause ("the first die shows 3") is read as it is; a later
+explicit answer statement ("the answer is 7") is a new candidate and is
+handled by extraction, which takes the last one.
 
 Each pattern is a fixed alternation without nested repetition, and every
 sentence and value is found in one pass (bisection after), so the cost is
@@ -77,6 +87,7 @@ _ALTERNATIVE = re.compile(
     r"|depending|depends|(?<!smallest\s)(?<!largest\s)(?<!least\s)(?<!greatest\s)(?<!lowest\s)(?<!highest\s)(?<!minimum\s)"
     r"(?<!maximum\s)(?<!best\s)possibl[ey]|maybe|perhaps|might|could|probably|likely|plausibl[ey]|arguably|conceivably"
     r"|interpretations?|readings?|second\s+(?:answer|solution|value|possibility|option|candidate)|close\s+second|runner[\s-]up"
+    r"|torn|toss-?up|undecided|unsure|not\s+sure|uncertain|can't\s+decide|either\s+way|between\s+(?:this|that|it|the\s+two)"
     r"|next\s+best|contenders?|backup|fallback|would\s+(?:also\s+)?(?:be\s+)?(?:right|correct|valid|acceptable|fine|the\s+answer)"
     r"|(?:works?|holds?|fits?|applies|apply|satisf(?:y|ies))\s+(?:too|as\s+well|equally))\b"
     r"|n't\s+(?:be\s+)?(?:ruled\s+out|excluded|impossible)\b|\?",
@@ -104,9 +115,45 @@ _EQUIVALENTLY = re.compile(
     re.IGNORECASE,
 )
 _DIRECT = re.compile(r"[\s$:=(]*|\s*\\\(\s*")  # between "equivalently" and the value it gives
-_NEAR = 40
-_NEAR_RETRACTION = 100  # a retraction word gives its new value within this many characters  # an alternative word offers a value written this close to it, in its sentence
+_NEAR = 40  # an alternative word offers a value written this close to it, in its sentence
+_NEAR_RETRACTION = 100  # a retraction word gives its new value within this many characters
+# A later value stated on its own ("On closer inspection, 44.", "Correction: 44", "so 44", "with replacement, 44."):
+# what may stand between the last clause boundary and the value, and what must follow it.
+_BOUNDARY = re.compile(r"[.!?](?=\s|$)|[;:\n(\[\u2014\u2013\u2192]|,\s|\s-{1,2}\s|=>|->")
+_LEAD_IN = re.compile(
+    r"(?:(?:so|thus|hence|then|now|therefore|actually|really|instead|rather|or|maybe|perhaps|probably|possibly|finally|again|"
+    r"it'?s|it\s+is|that'?s|that\s+is|this\s+is|"
+    r"(?:the\s+)?(?:(?:new|real|true|correct|actual|right|final|revised|updated|corrected)\s+)?"
+    r"(?:count|total|sum|answer|result|value|number)(?:\s+(?:is|=|equals|comes\s+to|would\s+be|should\s+be))?)[\s,]*)*",
+    re.IGNORECASE,
+)
+_MARKUP = re.compile(r"[\s*_$~]|\\[()\[\]]")
+_CLAUSE_END = re.compile(
+    r"(?:\s|\$|\\[)\]]|\*\*|_)*(?:[.!?;)\]\n,]|$|(?:if|when|unless|assuming|provided|depending|under|with|in\s+case|otherwise)\b)",
+    re.IGNORECASE,
+)
+_REJECTED_LATER = re.compile(
+    r"[\s$,)]*(?:which\s+)?(?:is|are|was|were|gets|get|being)\s+(?:\w+\s+)?(?:rejected|excluded|discarded|invalid|extraneous|impossible|"
+    r"ruled\s+out|not\s+(?:valid|allowed|possible|a\s+solution))",
+    re.IGNORECASE,
+)
+_OPERATOR_BEFORE = re.compile(r"(?:[=+\-*/\u00d7\u00b7^]|\\(?:cdot|times|div|pm))\s*\$?\s*$")
+_EQUIVALENT_BEFORE = re.compile(
+    r"(?:equivalently|in\s+other\s+words|that\s+is|i\.e\.|simplified|written\s+as|which\s+(?:is|equals))[\s,:$]*$", re.IGNORECASE
+)
+_MARKER_AFTER = re.compile(r"[.)]\s")
+_COMMAND = re.compile(r"\\(?:text|mathrm|mbox|textbf)\s*\{[^{}]*\}|\\[A-Za-z]+")
+_CONSTANT_ASSIGNMENT = re.compile(r"[A-Za-z](?:_\{?[A-Za-z0-9]{1,3}\}?)?(?:\([^()]{0,20}\))?\s*=\s*([^=<>]*)")
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n|;")
+_LIST_GAP = re.compile(r"[\s$]*,[\s$]*(?:and\s+)?[\s$]*")
+
+
+_BOUND_LATER = re.compile(
+    r"\b(?:(?:the\s+)?(?:true|actual|real|exact)\s+(?:value|answer|number|count|total)|it|this|that|the\s+answer)\s+"
+    r"(?:may|might|could|can|is\s+(?:probably|likely))\s+(?:well\s+)?be\s+(?:even\s+|a\s+bit\s+|slightly\s+|much\s+)?"
+    r"(?:higher|lower|larger|smaller|bigger|more|less|greater|fewer)\b",
+    re.IGNORECASE,
+)
 
 
 def later_refusal(text: str, end: int, answer: str, items: list[tuple[int, int, str]]) -> str | None:
@@ -120,6 +167,9 @@ def later_refusal(text: str, end: int, answer: str, items: list[tuple[int, int, 
     strong = _STRONG.search(text, end)
     if strong:
         return f"retracted: {strong.group(0)!r} after the answer"
+    bound = _BOUND_LATER.search(text, end)
+    if bound:
+        return f"bound: {bound.group(0)!r} after the answer"
     items = [item for item in items if item[0] >= end and not _NAME.fullmatch(item[2].strip())]
     if not items:
         return None
@@ -152,7 +202,73 @@ def later_refusal(text: str, end: int, answer: str, items: list[tuple[int, int, 
                 return f"hedge: {cue.group(0)!r} offers {items[j][2][:30]!r} after the answer"
             read = j
             j += 1
-    return _unequal_rewriting(text, end, answer, items, starts)
+    return _unequal_rewriting(text, end, answer, items, starts) or _later_value(text, end, items, other)
+
+
+def _later_value(text: str, end: int, items: list[tuple[int, int, str]], other) -> str | None:  # noqa: ANN001
+    """A value stated on its own after the answer, without any cue word ("On closer inspection, 44.").
+
+    A value counts when only a boundary (a sentence end, a colon, a comma, a dash, an arrow, an opening
+    parenthesis) and at most a short lead-in ("so", "it's", "the correct total is") stand before it, and a
+    clause ends after it. Not counted: a value in a computation (`40 + 4 = 44`, a true identity), an
+    expression with variables, a list marker ("2. Solve"), a member of a list of three or more, and a value
+    the text rejects ("the other root, $x = -3$, is rejected").
+    """
+    for k, (start, stop, content) in enumerate(items):
+        if not other(items[k]) or not _is_constant(content):
+            continue
+        window = text[max(end, start - 80) : start]
+        boundary = None
+        for boundary in _BOUNDARY.finditer(window):
+            pass
+        lead = window[boundary.end() :] if boundary else (window if start - end <= 80 else "x" * 81)
+        if not _LEAD_IN.fullmatch(_MARKUP.sub(" ", lead).strip()):
+            continue
+        if _OPERATOR_BEFORE.search(window) or _EQUIVALENT_BEFORE.search(window):
+            continue  # a computation, or a rewriting that `_unequal_rewriting` checked
+        if _CLAUSE_END.match(text, stop) is None or _REJECTED_LATER.match(text, stop) or _enumerated(text, items, k):
+            continue
+        if _in_long_list(text, items, k):
+            continue
+        return f"contradicted: {content[:30]!r} is stated after the answer"
+    return None
+
+
+def _enumerated(text: str, items: list[tuple[int, int, str]], k: int) -> bool:
+    """Whether item k is a list marker ("1. Factor. 2. Solve."): followed by "." or ")" like a neighbour one apart."""
+    if not (_MARKER_AFTER.match(text, items[k][1]) and items[k][2].isdigit()):
+        return False
+    for j in (k - 1, k + 1):
+        if 0 <= j < len(items) and items[j][2].isdigit() and abs(int(items[j][2]) - int(items[k][2])) == 1:
+            if _MARKER_AFTER.match(text, items[j][1]):
+                return True
+    return False
+
+
+def _is_constant(content: str) -> bool:
+    """A value with no variable in it (`44`, `\\frac{1}{2}`, `5 cm`), or a name given one (`x = 44`); not an identity."""
+    from rlvr_core.verifiers.math.units import split_unit
+
+    assignment = _CONSTANT_ASSIGNMENT.fullmatch(content.strip())
+    value = assignment.group(1) if assignment else content
+    value = split_unit(value)[0]
+    if "=" in value:
+        return False  # a computation such as 12 / 4 = 3: a check, not a stated value
+    return not re.search(r"[A-Za-z]", _COMMAND.sub(" ", value))
+
+
+def _in_long_list(text: str, items: list[tuple[int, int, str]], k: int) -> bool:
+    """Whether item k is one of three or more values separated only by commas ("1, 2, 3, 4, 6, 12")."""
+    run = 1
+    for step in (-1, 1):
+        j = k
+        while 0 <= j + step < len(items):
+            a, b = (items[j], items[j + step]) if step == 1 else (items[j + step], items[j])
+            if not _LIST_GAP.fullmatch(text, a[1], b[0]):
+                break
+            run += 1
+            j += step
+    return run >= 3
 
 
 def _unequal_rewriting(text: str, end: int, answer: str, items: list[tuple[int, int, str]], starts: list[int]) -> str | None:
