@@ -63,6 +63,9 @@ _ADDRESSED = re.compile(
             r"the\s+(?:\w+\s+)?answer|the\s+response|the\s+solution|this\s+(?:\w+\s+)?(?:answer|response|solution))\s+"
             r"(?:as\s+)?(?:being\s+)?(?:correct|right|a\s+pass|passing|full\s+marks)\b",
             r"\b(?:full|partial|maximum)\s+(?:credit|reward)\b",
+            r"\b(?:receive|receives|get|gets|give|given|deserve|deserves|earn|earns|assign|assigned)\s+(?:a\s+|the\s+)?(?:full\s+|maximum\s+|max\s+)?"
+            r"(?:reward|credit|marks)\b|\breward\s+(?:of|=|:)",
+            r"\b(?:reviewer|grader|evaluator|checker|marker|examiner|judge|verifier)'?s?\s+(?:note|comment|remark|feedback|verdict)\b",
             r"\b(?:give|award)\s+(?:me|this|it)\s+(?:full\s+)?(?:credit|marks|points|reward)\b",
             # a message in another voice (a chat-template marker ends the model's turn: see `extract`)
             r"\b(?:system|developer|admin|administrator|operator)\s*(?:note|message|prompt|instruction|override|notice)s?\b",

@@ -63,7 +63,7 @@ _UNIT_END = re.compile(r"\s*(?:[.,;:!?)\]]|\$|\n|$)")
 _MULTIPLIER_AFTER = re.compile(
     r"(?:[ \t~]|\\[,;:! ]|\\q?quad(?![A-Za-z]))*(?:\$+|\\\))?(?:[ \t~]|\\[,;:! ])*(?:"
     r"(?:\\(?:text|mathrm|mbox|textrm|textnormal|operatorname)\s*\{\s*)?(?:thousands?|millions?|billions?|trillions?|"
-    r"hundreds?|dozens?|lakhs?|crores?|k|K|M|bn|mn|per\s+mille|permille|basis\s+points?|bps|ppm|ppb)(?![A-Za-z])"
+    r"hundreds?|dozens?|lakhs?|crores?|k|K|M|bn|mn|grand(?!\s+total)|per\s+mille|permille|basis\s+points?|bps|ppm|ppb)(?![A-Za-z])"
     r"|(?:,|'|\u2019|\\!\s*|\{,\})[0-9]{3}(?![0-9])|,[ \t]*0[0-9]{2}(?![0-9])"
     r"|(?:x|X|\*|\u00d7|\\times|\\cdot)\s*\{?\s*10\b|[eE][+-]?[0-9]"
     r"|\(?\s*(?:in\s+)?(?:thousands|millions|billions|trillions|hundreds|tens|dozens|lakhs|crores)\b)"

@@ -59,7 +59,7 @@ _STRONG = re.compile(
     r"|never\s*mind|take\s+(?:it|that)\s+back|retract(?:ed|ing|ion)?|typo"
     r"|mis-?(?:add|calculat|count|read|typ|underst|wr[io]t|comput|judg|cop|stat|quot|appl|interpret|identif)\w*"
     r"|(?:is|was)\s+what\s+I\s+(?:first|initially|originally|previously|earlier|mistakenly)\s+\w+)\b"
-    r"|\b(?:correction|erratum|errata|edit|update|revision|fix)\s*:",
+    r"|\b(?:correction|erratum|errata|edit|update|revision|fix)\s*:|\b(?:hmm+|wait|oh+|uh+)[\s,.!]+no(?:pe)?\b",
     re.IGNORECASE,
 )
 _WEAK = re.compile(
@@ -72,13 +72,15 @@ _WEAK = re.compile(
     r"|recalculat\w*|recomput\w*|recount\w*|redo\w*|revis(?:e|ed|ing)|corrected|correction|should\s+(?:be|have\s+been)|wrong"
     r"|incorrect|mistakes?|error|make\s+(?:that|it)|(?:up)?on\s+(?:further\s+)?reflection|thinking\s+(?:again|twice|more)"
     r"|looking\s+again|second\s+look|final(?:ly)?\s*:|(?:real|true|actual|right|correct|proper)\s+"
-    r"(?:answer|value|result|total|count|number))\b",
+    r"(?:answer|value|result|total|count|number|figure|amount|sum|quantity|tally))\b"
+    r"|~~|<(?:s|del|strike)>|\\(?:sout|cancel|xcancel|bcancel|st)\b",
     re.IGNORECASE,
 )
 _ALTERNATIVE = re.compile(
     r"\b(?:also|too|as\s+well|equally|alternatively|alternative|another|otherwise|else|either|or|instead|unless"
     r"|in\s+(?:which|that|this|either|the\s+other|any)\s+case|if\s+(?:instead|not|so|otherwise)|failing\s+that|barring\s+that"
-    r"|other\s+(?:case|reading|interpretation|convention|option|possibility|scenario|answer|solution|value|way)s?"
+    r"|other\s+(?:case|reading|interpretation|convention|option|possibility|scenario|answer|solution|value|way|candidate|choice)s?"
+    r"|vs\.?|versus"
     r"|not\s+(?:be\s+)?(?:ruled\s+out|excluded|impossible)|(?:should|were|had)\s+(?:the|it|this|that|we|you|one)"
     r"|some\s+(?:\w+\s+){0,2}?(?:would|might|may|could|prefer|give|gives|say|says|list|state|report|claim|use|write|argue|get)"
     r"|may|both(?=[^.\n]{0,60}\b(?:satisf|work|fit|are\s+(?:solution|valid|correct|possible|answer|acceptable)))"
@@ -97,7 +99,7 @@ _ALTERNATIVE = re.compile(
 # A value right after one of these words is an argument of what the sentence says ("divisible by 3", "each of
 # the 4 rows"), not a value offered as an answer.
 _ARGUMENT = re.compile(
-    r"\b(?:by|of|from|to|into|with|than|per|times|for|in|at|on|each|every|all|the|first|last|only|has|have|had|between|among)"
+    r"\b(?:by|of|from|into|with|than|per|times|for|in|at|on|each|every|all|the|first|last|only|has|have|had|between|among)"
     r"\s*\$?\s*$",
     re.IGNORECASE,
 )
@@ -129,7 +131,8 @@ _LEAD_IN = re.compile(
 )
 _MARKUP = re.compile(r"[\s*_$~]|\\[()\[\]]")
 _CLAUSE_END = re.compile(
-    r"(?:\s|\$|\\[)\]]|\*\*|_)*(?:[.!?;)\]\n,]|$|(?:if|when|unless|assuming|provided|depending|under|with|in\s+case|otherwise)\b)",
+    r"(?:\s|\$|\\[)\]]|\*\*|_)*(?:[.!?;)\]\n,]|$|(?:if|when|unless|assuming|provided|depending|under|with|in\s+case|otherwise)\b"
+    r"|(?:for|in|under|with)\s+(?:the|a|an)\s+(?:\w+\s+){0,2}?(?:variant|case|version|reading|interpretation|convention|scenario|setting)\b)",
     re.IGNORECASE,
 )
 _REJECTED_LATER = re.compile(
@@ -144,7 +147,7 @@ _EQUIVALENT_BEFORE = re.compile(
 _MARKER_AFTER = re.compile(r"[.)]\s")
 _COMMAND = re.compile(r"\\(?:text|mathrm|mbox|textbf)\s*\{[^{}]*\}|\\[A-Za-z]+")
 _CONSTANT_ASSIGNMENT = re.compile(r"[A-Za-z](?:_\{?[A-Za-z0-9]{1,3}\}?)?(?:\([^()]{0,20}\))?\s*=\s*([^=<>]*)")
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n|;")
+_SENTENCE_END = re.compile(r"(?<!vs)(?<!\.g)(?<!\.e)(?<!etc)(?<!approx)[.!?](?=\s|$)|\n|;")  # abbreviations do not end one
 _LIST_GAP = re.compile(r"[\s$]*,[\s$]*(?:and\s+)?[\s$]*")
 
 
