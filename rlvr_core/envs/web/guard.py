@@ -16,9 +16,11 @@ the process at once with `GUARD_EXIT`:
   (`socket.*`), `urllib.Request`, `http.client.connect`, the ftp, smtp,
   imap, pop, nntp and telnet clients, `webbrowser.open`;
 - processes: `subprocess.Popen`, `os.system`, `os.exec*`, `os.spawn*`,
-  `os.posix_spawn*`, `os.fork`, `os.forkpty`, and importing
-  `_posixsubprocess` (which `subprocess` and `asyncio` load: its
-  `fork_exec` raises no event of its own);
+  `os.posix_spawn*`, `os.fork`, `os.forkpty`, and a direct call of
+  `_posixsubprocess.fork_exec` (which raises no event of its own: the
+  prelude loads `subprocess` first and replaces it with a function that
+  raises one, so `import pandas`, which imports `subprocess`, still works),
+  or loading `_posixsubprocess` again by import;
 - native code and the interpreter's internals: any `ctypes` event
   (`ctypes` is already imported where programs run), opening a file
   named `mem` (/proc/self/mem), making a link (which could name it
@@ -54,7 +56,7 @@ _LINE = re.compile(re.escape(MARKER) + r" ([\w.]+)(?: (.*))?$", re.MULTILINE)
 
 # Exact event names, and event-name prefixes, that stop a program.
 STOP_EVENTS = (
-    "urllib.Request", "http.client.connect", "http.client.send", "ftplib.connect", "smtplib.connect",
+    "_posixsubprocess.fork_exec", "urllib.Request", "http.client.connect", "http.client.send", "ftplib.connect", "smtplib.connect",
     "smtplib.send", "imaplib.open", "poplib.connect", "nntplib.connect", "telnetlib.Telnet.open", "webbrowser.open",
     "subprocess.Popen", "os.system", "os.exec", "os.spawn", "os.posix_spawn", "os.fork", "os.forkpty",
     "os.symlink", "os.link", "cpython.PyInterpreterState_New", "sys.settrace", "sys.setprofile",
@@ -68,6 +70,15 @@ NETWORK_PREFIXES = ("socket.", "urllib.", "http.", "ftplib.", "smtplib.", "imapl
 
 PRELUDE = f'''\
 def _run_python_guard(sys=__import__("sys"), os=__import__("os")):
+    import subprocess  # loads _posixsubprocess before the hook: any later import of it loads it again
+    import _posixsubprocess
+
+    def fork_exec(*args, _audit=sys.audit):
+        _audit("_posixsubprocess.fork_exec")
+        raise PermissionError("run_python starts no processes")
+
+    _posixsubprocess.fork_exec = fork_exec
+
     def hook(event, args, _stop=frozenset({STOP_EVENTS!r}), _prefixes={STOP_PREFIXES!r},
              _imports=frozenset({STOP_IMPORTS!r}), _allowed=frozenset({ALLOWED!r}), _write=os.write, _exit=os._exit,
              _type=type, _str=str, _bytes=bytes, _int=int, _tuple=tuple, _list=list, _len=len, _concat=str.__add__,
