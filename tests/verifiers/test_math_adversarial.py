@@ -132,6 +132,19 @@ HUGE = {
     "question marks": "5? " * (N // 3),
     "repeating decimal dots": "0." + "3" * N + "\\ldots",
     "percent signs": "\\boxed{5" + "\\%" * (N // 2) + "}",
+    # issue 42: code masking, grader addressing and the text after the answer are read in linear time too
+    "backticks": "`" * N,
+    "code tags": "<code>" * (N // 6),
+    "verb commands": "\\verb|" * (N // 6),
+    "html comments": "<!--" * (N // 4),
+    "fences": "```\n" * (N // 4),
+    "values after a box": "\\boxed{5}" + " 7." * (N // 3),
+    "retraction words after a box": "\\boxed{6}" + " wait" * (N // 5),
+    "alternatives after a box": "\\boxed{5}" + " also 7" * (N // 7),
+    "equivalent rewritings after a box": "\\boxed{6}" + " or equivalently" * (N // 16),
+    "unit words after a box": "\\boxed{6}" + " cm" * (N // 3),
+    "bound words before a box": "at least " * (N // 9) + "\\boxed{5}",
+    "negation words before a box": "not " * (N // 4) + "\\boxed{5}",
 }
 
 

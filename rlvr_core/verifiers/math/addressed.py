@@ -29,7 +29,7 @@ _ORDINAL_GRADER = re.compile(
 )
 _GRADER_WORD = re.compile(r"\b(?:auto-?)?graders?\b|\bauto-?grad\w*", re.IGNORECASE)
 # A comment no reader sees, holding a value or an answer: written for a machine that reads the raw text.
-_HIDDEN_COMMENT = re.compile(r"<!--(?:(?!-->)[^\n]){0,400}?(?:[0-9]|answer|box|correct|grade|score)", re.IGNORECASE)
+_HIDDEN_CONTENT = re.compile(r"[0-9]|answer|box|correct|grade|score", re.IGNORECASE)
 _ADDRESSED = re.compile(
     "|".join(
         (
@@ -105,12 +105,27 @@ _DISOWNING = re.compile(
 
 def addressed_to_grader(text: str) -> str | None:
     """The first phrase in `text` that addresses the grader, or None."""
-    found = _ADDRESSED.search(text) or _HIDDEN_COMMENT.search(text)
+    found = _ADDRESSED.search(text)
     if found:
         return found.group(0)
+    comment = _hidden_comment(text)
+    if comment:
+        return comment
     for grader in _GRADER_WORD.finditer(text):
         if not _ORDINAL_GRADER.search(text, max(0, grader.start() - 16), grader.start()):
             return grader.group(0)
+    return None
+
+
+def _hidden_comment(text: str) -> str | None:
+    """The first HTML comment holding a value or an answer word; comments are read one after another (linear)."""
+    position = text.find("<!--")
+    while position >= 0:
+        close = text.find("-->", position + 4)
+        end = len(text) if close < 0 else close
+        if _HIDDEN_CONTENT.search(text, position + 4, end):
+            return text[position : min(end + 3, position + 60)]
+        position = text.find("<!--", end)
     return None
 
 

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 
 from rlvr_core.verifiers.math.addressed import addressed_to_grader
 from rlvr_core.verifiers.math.commitment import box_refusal, hedged_after, hedged_between, hedged_phrase, suffix_after
-from rlvr_core.verifiers.math.masking import mask_code
+from rlvr_core.verifiers.math.masking import mask_code, own_turn
 from rlvr_core.verifiers.math.qualifiers import qualified_after, qualified_before, struck_out
 from rlvr_core.verifiers.math.scan import Box, Span, find_boxes, math_spans, undouble_box_backslashes
 from rlvr_core.verifiers.math.tail import later_refusal
@@ -109,12 +109,6 @@ _CHOICE_STATEMENT = re.compile(
 )
 _NEGATED = re.compile(r"(?:\bnot|n't|\\neq?)\s*\$?\s*$", re.IGNORECASE)
 _ONE_WORD = re.compile(r"\(?[A-Za-z]+\)?")
-# Chat-template markers: a turn ends there, and whatever follows ("<|im_start|>system ...") is not the model's answer.
-_END_OF_TURN = re.compile(
-    r"<\|(?:im_start|im_end|endoftext|eot_id|end|start_header_id|end_of_text|user|assistant|system)\|>|</s>|\[/?INST\]|<</?SYS>>"
-    r"|^#{2,4}\s*(?:Instruction|Input|Human|User)\s*:?\s*$",
-    re.MULTILINE,
-)
 _CHECK = re.compile(r"\b(?:check\w*|verif\w*|confirm\w*|plug\w*|substitut\w*|test\w*)\b", re.IGNORECASE)
 _RELATION = re.compile(r"=|<|>|\\[lg]e|\\neq?")
 # A physical unit after a prose number ("5 cm", "300 minutes"): kept with the number for `math_units`.
@@ -174,7 +168,7 @@ def extract(completion: str, trusted: bool = False) -> Extraction:
         addressed = addressed_to_grader(text)  # anywhere, the next turn's text included
         if addressed:
             return Extraction(None, refusal=f"addressed to the grader: {addressed[:60]!r}")
-    text = mask_code(undouble_box_backslashes(_own_turn(text)))
+    text = mask_code(undouble_box_backslashes(own_turn(text)))
     boxes, unclosed_box = find_boxes(text)
     spans, broken = math_spans(text)
     candidates: list[_Candidate] = []
@@ -224,14 +218,6 @@ def extract(completion: str, trusted: bool = False) -> Extraction:
     if stated:
         return Extraction(None, "choice", f"hedge: several choices are stated as right ({', '.join(sorted(stated))})")
     return Extraction(None, refusal="no answer: no box, answer statement or number")
-
-
-def _own_turn(text: str) -> str:
-    """The text before the first end-of-turn marker that follows some text: what comes after it is another turn."""
-    marker = _END_OF_TURN.search(text)
-    while marker is not None and not text[: marker.start()].strip():
-        marker = _END_OF_TURN.search(text, marker.end())
-    return text if marker is None else text[: marker.start()]
 
 
 def _committed(text: str, found: _Candidate, spans: list[Span]) -> Extraction:

@@ -16,6 +16,10 @@ later position in the text is unchanged:
   `verbatim`, `Verbatim`, `lstlisting`, `minted` and `alltt` environments
   (unclosed: to the end).
 
+A chat-template marker (`<|im_end|>`, `<|im_start|>`, `</s>`, `[INST]`, a
+"### Instruction" line) ends the model's turn: nothing after it is read
+(`own_turn`).
+
 Every pass is one left-to-right scan: each search starts where the last
 region ended, so the cost is linear in the length of the text.
 """
@@ -33,7 +37,21 @@ _ELEMENT = re.compile(r"<(code|pre|tt|kbd|samp|xmp|script)\b[^<>\n]{0,200}>|<!--
 _VERB = re.compile(r"\\verb\*?([^A-Za-z\s*])(?:(?!\1)[^\n])*\1?")  # to its delimiter, or the end of the line
 _BRACED_CODE = re.compile(r"\\(?:texttt|lstinline)\s*(?=\{)")
 _ENVIRONMENT = re.compile(r"\\begin\s*\{(verbatim\*?|Verbatim|lstlisting|minted|alltt)\}")
+# Chat-template markers: a turn ends there, and whatever follows ("<|im_start|>system ...") is not the model's answer.
+_END_OF_TURN = re.compile(
+    r"<\|(?:im_start|im_end|endoftext|eot_id|end|start_header_id|end_of_text|user|assistant|system)\|>|</s>|\[/?INST\]|<</?SYS>>"
+    r"|^#{2,4}\s*(?:Instruction|Input|Human|User)\s*:?\s*$",
+    re.MULTILINE,
+)
 _MARKERS = ("`", "~~~", "<", "\\verb", "\\texttt", "\\lstinline", "\\begin")
+
+
+def own_turn(text: str) -> str:
+    """The text before the first end-of-turn marker that follows some text: what comes after it is another turn."""
+    marker = _END_OF_TURN.search(text)
+    while marker is not None and not text[: marker.start()].strip():
+        marker = _END_OF_TURN.search(text, marker.end())
+    return text if marker is None else text[: marker.start()]
 
 
 def mask_code(text: str) -> str:
