@@ -394,12 +394,12 @@ class PolicyTrainer:
         """Write a checkpoint (HF folder in `weights_dtype` + training_state, with the fp32 master weights when the
         folder's are not fp32) via `rlvr_core.rundir.checkpoints`, and commit it in the background; returns the path
         it will have. `published()` gives the infos of finished commits."""
-        from rlvr_core.rundir.checkpoints import BackgroundPublisher, write_checkpoint
+        from rlvr_core.rundir.checkpoints import BackgroundPublisher, cpu_state, write_checkpoint
 
         dtype = getattr(torch, weights_dtype)
         state = {**self.state(), "driver": driver_state}
         if dtype != torch.float32:
-            state["master_weights"] = {k: v.detach().to("cpu") for k, v in self.model.state_dict().items()}
+            state["master_weights"] = cpu_state(self.model.state_dict())
         pending = write_checkpoint(self.model, self.tokenizer, Path(checkpoints_dir), step=step,
                                    trainer_version=self.version, config_hash=config_hash, training_state=state,
                                    keep_last=keep_last, keep_optimizer=keep_optimizer, weights_dtype=dtype)

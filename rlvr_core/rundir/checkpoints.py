@@ -173,7 +173,7 @@ def _save_weights(model: "PreTrainedModel", folder: Path, dtype: "torch.dtype | 
     if dtype is None or all(p.dtype == dtype for p in model.state_dict().values()):
         model.save_pretrained(folder, safe_serialization=True, max_shard_size=max_shard_size)
         return
-    state = {k: (v.detach().to("cpu", dtype) if v.is_floating_point() else v) for k, v in model.state_dict().items()}
+    state = cpu_state(model.state_dict(), dtype)
     model.save_pretrained(folder, state_dict=state, safe_serialization=True, max_shard_size=max_shard_size)
     config_path = folder / "config.json"
     config = json.loads(config_path.read_text())
@@ -183,6 +183,22 @@ def _save_weights(model: "PreTrainedModel", folder: Path, dtype: "torch.dtype | 
             config[key] = name
     config.setdefault("dtype", name)
     config_path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
+
+
+def cpu_state(state: dict[str, "torch.Tensor"], dtype: "torch.dtype | None" = None) -> dict[str, "torch.Tensor"]:
+    """`state` on the CPU, floating tensors in `dtype` when given, each tensor copied once: keys that share one
+    tensor (a tied embedding and output head) still share the copy, so safetensors and `torch.save` store it
+    once. A copy per key would store the embedding twice (0.6 GiB more bf16 weights and 1.2 GiB more fp32
+    master weights per Qwen3-1.7B checkpoint)."""
+    copies: dict[tuple[int, tuple[int, ...]], "torch.Tensor"] = {}
+    out = {}
+    for key, tensor in state.items():
+        shared = (tensor.data_ptr(), tuple(tensor.shape))
+        if shared not in copies:
+            target = dtype if dtype is not None and tensor.is_floating_point() else tensor.dtype
+            copies[shared] = tensor.detach().to("cpu", target)
+        out[key] = copies[shared]
+    return out
 
 
 def strip_training_state(path: Path | str) -> bool:

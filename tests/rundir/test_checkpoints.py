@@ -192,6 +192,26 @@ def test_weights_are_written_in_the_engines_dtype_and_load_as_such(model_and_tok
     assert (Path(info.path) / "model.safetensors").stat().st_size < 0.6 * (Path(fp32.path) / "model.safetensors").stat().st_size
 
 
+def test_a_tied_embedding_is_stored_once_whatever_the_dtype(model_and_tokenizer, tmp_path):
+    """The tiny model ties its output head to its embedding: a bf16 checkpoint names the same tensors as the fp32
+    one (a copy per key used to write the head again), and the CPU copy behind the fp32 master weights keeps
+    both keys on one tensor (on a GPU each key's copy used to be saved apart)."""
+    from safetensors import safe_open
+
+    from rlvr_core.rundir.checkpoints import cpu_state
+
+    keys = {}
+    for name, dtype in (("fp32", None), ("bf16", torch.bfloat16)):
+        info = publish(model_and_tokenizer, tmp_path / name, 1, weights_dtype=dtype)
+        with safe_open(str(Path(info.path) / "model.safetensors"), framework="pt") as handle:
+            keys[name] = set(handle.keys())
+    assert keys["bf16"] == keys["fp32"] and "lm_head.weight" not in keys["bf16"]
+    for dtype in (None, torch.bfloat16):
+        state = cpu_state(model_and_tokenizer[0].state_dict(), dtype)
+        assert state["lm_head.weight"] is state["model.embed_tokens.weight"]
+        assert {t.dtype for t in state.values()} == {dtype or torch.float32}
+
+
 def test_keep_optimizer_latest_leaves_training_state_in_the_newest_checkpoint_only(model_and_tokenizer, tmp_path):
     infos = [publish(model_and_tokenizer, tmp_path, step, training_state={"step": step}, keep_optimizer="latest")
              for step in (1, 2, 3)]
