@@ -61,10 +61,6 @@ def _lengths_grow(lengths: Sequence[int]) -> int:
     return 2 * max(lengths) + 2
 
 
-def _pool(items: list, rng: random.Random) -> Any:
-    return items[rng.randrange(len(items))]
-
-
 class Domain:
     """The values one argument (or the elements of sequences) may take: one part per type seen."""
 
@@ -84,8 +80,8 @@ class Domain:
 
     def sample(self, rng: random.Random) -> Any:
         """A value near one seen (an element for a growing sequence)."""
-        part = _pool(list(self.parts.values()), rng)
-        return part.mutate(_pool(part.seen, rng), rng)
+        part = rng.choice(list(self.parts.values()))
+        return part.mutate(rng.choice(part.seen), rng)
 
 
 class _Choice:
@@ -98,7 +94,7 @@ class _Choice:
         return any(value == v for v in self.seen)
 
     def mutate(self, value: Any, rng: random.Random) -> Any:
-        return _pool(self.seen, rng)
+        return rng.choice(self.seen)
 
 
 class _Bool(_Choice):
@@ -150,7 +146,7 @@ class _Number:
             options = [value + step, value - step, value * 2, value // 2, rng.randint(lo, hi), rng.randint(lo, hi)]
         else:
             options = [value * rng.choice((0.5, 1.5, 2.0)) + rng.choice((-1.0, 0.0, 1.0)), rng.uniform(lo, hi)]
-        new = _pool(options, rng)
+        new = rng.choice(options)
         new = min(max(new, self.low), self.high)
         return round(new, self.decimals) if self.kind is float else new
 
@@ -187,7 +183,7 @@ class _Text:
             return False
         if self.single_spaced and ("  " in value or value != value.strip()):
             return False
-        return not self.chars or all(c in self.chars for c in value)
+        return all(c in self.chars for c in value)  # no character shown: only the empty string
 
     def mutate(self, value: str, rng: random.Random) -> str:
         if not self.chars:
@@ -310,7 +306,7 @@ class _Sequence:
             return False
         if not _holds_order(items, self.order) or (self.rectangular and items and _row_length(items) is None):
             return False
-        return self.elements is None or all(self.elements.accepts(e) for e in items)
+        return all(self.elements is not None and self.elements.accepts(e) for e in items)
 
     def mutate(self, value: Any, rng: random.Random) -> Any:
         items = list(value) if self.kind in (list, tuple) else sorted(value, key=repr)
@@ -377,7 +373,8 @@ class _Mapping:
     def accepts(self, value: dict) -> bool:
         if not self.min_len <= len(value) <= self.max_len:
             return False
-        return self.keys is None or all(self.keys.accepts(k) and self.values.accepts(x) for k, x in value.items())
+        return all(self.keys is not None and self.keys.accepts(k) and self.values.accepts(x)
+                   for k, x in value.items())
 
     def mutate(self, value: dict, rng: random.Random) -> dict:
         if self.keys is None or not value:

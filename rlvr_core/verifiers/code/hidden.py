@@ -206,17 +206,39 @@ def _candidates(pool: Sequence[Template], domains: Mapping[tuple, CallDomain], w
     return out
 
 
-def _spread(chosen: list[tuple[str, Any]], n: int) -> list[str]:
+def _spread(chosen: list[tuple[str, str | None]], n: int) -> list[str]:
     """Up to n tests, taking each answer in turn (round robin over the distinct answers, in order)."""
-    groups: dict[str, list[str]] = {}
+    groups: dict[str | None, list[str]] = {}
     for test, key in chosen:
-        groups.setdefault(str(key), []).append(test)
+        groups.setdefault(key, []).append(test)
     out: list[str] = []
     while len(out) < n and any(groups.values()):
         for tests in groups.values():
             if tests and len(out) < n:
                 out.append(tests.pop(0))
     return out
+
+
+def _select(pools: dict[str, list[tuple[str, str | None]]], count: int) -> list[str]:
+    """The hidden tests: novel answers first (no program that gives shown answers passes one). Without any, a
+    program giving shown answers must still fail: contrast tests fail the one answering as the nearest shown
+    call, alternating with agreeing tests that fail the one answering otherwise, and two answers at least fail
+    every constant."""
+    if pools["novel"]:
+        tests: list[str] = []
+        for pool in ("novel", "contrast", "mixed", "agree"):
+            tests += _spread(pools[pool], count - len(tests))
+        return tests
+    contrast, agree = _spread(pools["contrast"], count), _spread(pools["agree"], count)
+    tests = [t for pair in zip_longest(contrast, agree) for t in pair if t is not None][:count]
+    tests += _spread(pools["mixed"], count - len(tests))
+    everything = pools["contrast"] + pools["agree"] + pools["mixed"]
+    keys = {key for test, key in everything if test in tests}
+    if len(keys) == 1:
+        cover = next((test for test, key in everything if key not in keys), None)
+        if cover is not None:
+            tests = tests[:count - 1] + [cover]
+    return tests
 
 
 @dataclass
@@ -262,9 +284,13 @@ def generate_hidden_tests(problem_id: str, answer: Mapping[str, Any], reference:
     if not shown:
         return Generated((), "no official test calls an entry function with literal arguments")
     pool = shown + templates(problem.challenge, own.entries)
-    answers = _answers(sandboxes[0], reference, own, [probe_source(t, t.args, t.kwargs) or "" for t in pool],
-                       [_size(t.values) for t in pool])
-    if any(a[0] != "value" for a in answers):
+    domains = {sig: CallDomain([t.values for t in pool if t.signature == sig]) for sig in {t.signature for t in pool}}
+    rng = random.Random(f"hidden-tests:{HIDDEN_TESTS_VERSION}:{problem_id}")
+    candidates = _candidates(pool, domains, count * CANDIDATES_PER_TEST, rng)
+    first = candidates[:count * FIRST_CHUNK]  # most problems need only these; the rest if too few answers were new
+    answers = _answers(sandboxes[0], reference, own, [probe_source(t, t.args, t.kwargs) or "" for t in pool]
+                       + [c.probe for c in first], [-math.inf] * len(pool) + [c.size for c in first])  # own calls first
+    if any(a[0] != "value" for a in answers[:len(pool)]):
         return Generated((), "the reference's answer to one of its own calls cannot be read back")
     outputs: dict[tuple, list[Any]] = {}
     for k, (template, (_, value)) in enumerate(zip(pool, answers)):
@@ -272,28 +298,15 @@ def generate_hidden_tests(problem_id: str, answer: Mapping[str, Any], reference:
         if k < len(shown):
             problem.forms.setdefault(_form(template), []).append((template.values, _outcome(template, value)))
     problem.shapes.update({form: OutputShape(values) for form, values in outputs.items()})
-    domains = {sig: CallDomain([t.values for t in pool if t.signature == sig]) for sig in {t.signature for t in pool}}
-    rng = random.Random(f"hidden-tests:{HIDDEN_TESTS_VERSION}:{problem_id}")
-    candidates = _candidates(pool, domains, count * CANDIDATES_PER_TEST, rng)
     reasons: Counter[str] = Counter()
-    novel: list[tuple[str, Any]] = []
-    contrast: list[tuple[str, Any]] = []
-    other: list[tuple[str, Any]] = []
-    start = 0
-    for size in (count * FIRST_CHUNK, len(candidates)):  # most problems need only the first chunk
-        chunk, start = candidates[start:size], max(start, size)
-        if chunk and len(novel) < count:
-            judged = _judge(problem, chunk, reasons)
-            novel, contrast, other = novel + judged[0], contrast + judged[1], other + judged[2]
-    tests = _spread(novel, count)
-    tests += _spread(contrast, count - len(tests))
-    n_contrast = len(tests) - min(len(novel), count)
-    tests += _spread(other, count - len(tests))
-    keys = {key for test, key in novel + contrast + other if test in tests}
-    if not novel and len(keys) == 1:  # a program answering that one shown answer to every call would pass them
-        cover = next((test for test, key in contrast + other if key not in keys), None)
-        if cover is not None:
-            tests = tests[:count - 1] + [cover]
+    pools = _judge(problem, first, answers[len(pool):], reasons)
+    rest = candidates[len(first):]
+    if rest and len(pools["novel"]) < count:
+        rest_answers = _answers(sandboxes[0], reference, own, [c.probe for c in rest], [c.size for c in rest])
+        for name, judged in _judge(problem, rest, rest_answers, reasons).items():
+            pools[name] += judged
+    tests = _select(pools, count)
+    n_contrast = len(tests) - len([t for t, _ in pools["novel"] if t in tests])
     check = grade(sandboxes[0], reference, problem.plan(tuple(tests)), timeout_s=PROBE_TIMEOUT_S * 4)
     if check.status != "passed":
         return Generated((), f"the reference fails the generated tests: {check.detail[:200]}")
@@ -304,60 +317,64 @@ def generate_hidden_tests(problem_id: str, answer: Mapping[str, Any], reference:
                      n_contrast)
 
 
-def _judge(problem: _Problem, chunk: list[_Candidate], reasons: Counter[str]
-           ) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]], list[tuple[str, Any]]]:
-    """The novel tests among `chunk`, the contrast tests, and the other valid ones (each with its answer's
-    fingerprint); `reasons` counts why the rest were dropped."""
-    own = problem.plan()
-    first = _answers(problem.sandboxes[0], problem.reference, own, [c.probe for c in chunk], [c.size for c in chunk])
-    answered = [(c, a[1]) for c, a in zip(chunk, first) if a[0] == "value"]
-    reasons["the reference raised or ran out of time"] += len(chunk) - len(answered)
-    again = _answers(problem.sandboxes[1], problem.reference, own, [c.probe for c, _ in answered],
-                     [c.size for c, _ in answered])
+def _judge(problem: _Problem, chunk: list[_Candidate], answers: list[tuple[str, Any]], reasons: Counter[str]
+           ) -> dict[str, list[tuple[str, str | None]]]:
+    """The valid tests among `chunk` (each with its answer's fingerprint), given the reference's `answers`, by how
+    their answer relates to the shown ones: "novel" (no official test answers so), "contrast" (the nearest
+    official call answers otherwise by both measures), "agree" (it answers so by both), "mixed". `reasons`
+    counts why the rest were dropped."""
     kept: list[tuple[_Candidate, Any, str]] = []
-    for (candidate, value), other in zip(answered, again):
+    for candidate, (status, value) in zip(chunk, answers):
         form = _form(candidate.template)
-        if other[0] != "value" or _fingerprint(value) is None or _fingerprint(value) != _fingerprint(other[1]):
-            reasons["not deterministic"] += 1
+        rendered = render(candidate.template, candidate.args, candidate.kwargs, value) if status == "value" else None
+        if status != "value":
+            reasons["the reference raised or ran out of time"] += 1
         elif not problem.shapes[form].accepts(value):
             reasons["answer outside the shown answers' shape"] += 1
         elif form not in problem.forms:
             reasons["no official call of its form"] += 1
+        elif rendered is None or rendered in problem.official or rendered in problem.challenge:
+            reasons["cannot be written"] += 1
         else:
-            rendered = render(candidate.template, candidate.args, candidate.kwargs, value)
-            if rendered is None or rendered in problem.official or rendered in problem.challenge:
-                reasons["cannot be written"] += 1
-            else:
-                kept.append((candidate, value, rendered))
+            kept.append((candidate, value, rendered))
     kept = _agreed(problem, kept, reasons)
-    novel, contrast, other = [], [], []
-    for candidate, value, rendered in kept:
+    # The reference again, in the other interpreter, on the written asserts: an answer that changes with the
+    # hash seed (set order) or with chance fails there, and so would a written assert that missed its answer.
+    holds = _holds(problem, problem.sandboxes[1], problem.reference, kept)
+    reasons["not deterministic"] += holds.count(False)
+    pools: dict[str, list[tuple[str, str | None]]] = {"novel": [], "contrast": [], "agree": [], "mixed": []}
+    for (candidate, value, rendered), ok in zip(kept, holds):
+        if not ok:
+            continue
         outcome = _outcome(candidate.template, value)
         calls = problem.forms[_form(candidate.template)]
-        key = _fingerprint(outcome)
         if all(not _equal(outcome, shown_outcome) for _, shown_outcome in calls):
-            novel.append((rendered, key))
-        elif all(not _equal(outcome, calls[i][1]) for i in _nearest(_values(candidate), [c for c, _ in calls])):
-            contrast.append((rendered, key))
+            pool = "novel"
         else:
-            other.append((rendered, key))
-            reasons["answers as the nearest shown call does"] += 1
-    return novel, contrast, other
+            same = [_equal(outcome, calls[i][1]) for i in _nearest(_values(candidate), [c for c, _ in calls])]
+            pool = "agree" if all(same) else "mixed" if any(same) else "contrast"
+        pools[pool].append((rendered, _fingerprint(outcome)))
+    return pools
+
+
+def _holds(problem: _Problem, sandbox: Sandbox, program: str, kept: list[tuple[_Candidate, Any, str]]) -> list[bool]:
+    """Whether `program` passes each candidate's written assert (evaluated as the grader would, in one run)."""
+    if not kept:
+        return []
+    plan = replace(problem.plan(), modules=problem.plan().modules | {"math"})  # a float's assert uses math.isclose
+    answers = _answers(sandbox, program, plan, [r.removeprefix("assert ") for _, _, r in kept],
+                       [c.size for c, _, _ in kept])
+    return [status == "value" and value is not None and bool(value) for status, value in answers]
 
 
 def _agreed(problem: _Problem, kept: list[tuple[_Candidate, Any, str]], reasons: Counter[str]
             ) -> list[tuple[_Candidate, Any, str]]:
-    """The candidates whose rewritten assert every known-correct program passes."""
-    if not problem.known_correct or not kept:
-        return kept
-    plan = problem.plan(tuple(r for _, _, r in kept))
-    expressions = [r.removeprefix("assert ") for _, _, r in kept]
-    passing = [True] * len(kept)
+    """The candidates whose written assert every known-correct program passes."""
     for program in problem.known_correct:
-        answers = _answers(problem.sandboxes[0], program, plan, expressions, [c.size for c, _, _ in kept])
-        passing = [ok and answer == ("value", True) for ok, answer in zip(passing, answers)]
-    reasons["a known-correct program disagrees"] += passing.count(False)
-    return [c for c, ok in zip(kept, passing) if ok]
+        holds = _holds(problem, problem.sandboxes[0], program, kept)
+        reasons["a known-correct program disagrees"] += holds.count(False)
+        kept = [c for c, ok in zip(kept, holds) if ok]
+    return kept
 
 
 # --- a whole split ----------------------------------------------------------------------------------

@@ -141,26 +141,27 @@ def literal_text(value: Any) -> str | None:
     """A literal that evaluates back to exactly `value` (same types all the way down), or None."""
     if isinstance(value, TypeName):
         return value.name
-    text = repr(value)
-    if len(text) > MAX_LITERAL_CHARS:
-        return None
-    try:
-        back = ast.literal_eval(text)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
-    return text if _same(value, back) else None
+    text = repr(value) if _writable(value) else None
+    return text if text is not None and len(text) <= MAX_LITERAL_CHARS else None
 
 
-def _same(a: Any, b: Any) -> bool:
-    if type(a) is not type(b):
+def _writable(value: Any, depth: int = 0) -> bool:
+    """Whether `repr(value)` is a literal of exactly `value`: plain scalars, finite floats, and lists, tuples,
+    dicts and non-empty sets of them (`set()` and `frozenset(...)` are calls, nan and inf names)."""
+    kind = type(value)
+    if depth > 50:
         return False
-    if isinstance(a, float):
-        return a == b or (a != a and b != b)
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
-    return a == b
+    if kind in (int, bool, str, bytes, type(None)):
+        return True
+    if kind is float:
+        return value == value and abs(value) != float("inf")
+    if kind in (list, tuple):
+        return all(_writable(v, depth + 1) for v in value)
+    if kind is dict:
+        return all(_writable(k, depth + 1) and _writable(v, depth + 1) for k, v in value.items())
+    if kind is set:
+        return bool(value) and all(_writable(v, depth + 1) for v in value)
+    return False
 
 
 def has_float(value: Any) -> bool:
