@@ -7,7 +7,7 @@ All are transcribed from MBPP (CC-BY-4.0; google-research/google-research,
   MBPP prompt-split tasks 2, 3 and 4) and task 126, because its entry is named
   like a builtin (`sum`): a correct solution could not pass it while `sum`
   resolved to the builtin. The sandbox attack tests run each in every mode.
-- `shipped_rows()`: `tests/data/mbpp_rows.jsonl`, 60 problems for the hidden
+- `shipped_rows()`: `tests/data/mbpp_rows.jsonl`, 45 problems for the hidden
   tests: those issue 41 names (2, 3, 11, 126, 533, 602, 605, 644, 648, 650,
   666) and a spread of arguments and answers (lists, strings, numbers,
   tuples, records, dicts, Counters, floats, builtin type names, challenge tests).

@@ -61,10 +61,6 @@ PROGRAMS: dict[int, tuple[str, ...]] = {
         "    ok = len(parts) == 2 and all(p and all('a' <= c <= 'z' for c in p) for p in parts)\n"
         "    return 'Found a match!' if ok else 'Not matched!'\n",
     ),
-    17: (
-        "def square_perimeter(a):\n    return 4 * a\n",
-        "def square_perimeter(a):\n    return a + a + a + a\n",
-    ),
     18: (
         "def remove_dirty_chars(string, second_string):\n    return ''.join(c for c in string if c not in second_string)\n",
         "def remove_dirty_chars(string, second_string):\n    bad = set(second_string)\n    out = ''\n    for c in string:\n"
@@ -95,11 +91,6 @@ PROGRAMS: dict[int, tuple[str, ...]] = {
         "def freq_element(nums):\n    counts = {}\n    for row in nums:\n        for x in row:\n"
         "            counts[x] = counts.get(x, 0) + 1\n    return counts\n",
     ),
-    41: (
-        "def filter_evennumbers(nums):\n    return [x for x in nums if x % 2 == 0]\n",
-        "def filter_evennumbers(nums):\n    out = []\n    for x in nums:\n        if not x & 1:\n            out.append(x)\n"
-        "    return out\n",
-    ),
     45: (
         "import math\nfrom functools import reduce\ndef get_gcd(l):\n    return reduce(math.gcd, l)\n",
         "def get_gcd(l):\n    g = l[0]\n    for x in l[1:]:\n        a, b = g, x\n        while b:\n            a, b = b, a % b\n"
@@ -120,49 +111,18 @@ PROGRAMS: dict[int, tuple[str, ...]] = {
         "def sum(a, b, d=1):\n    if d > min(a, b):\n        return 0\n"
         "    return (d if a % d == 0 and b % d == 0 else 0) + sum(a, b, d + 1)\n",
     ),
-    127: (
-        "def multiply_int(x, y):\n    total = 0\n    for _ in range(abs(y)):\n        total += x\n    return total if y >= 0 else -total\n",
-        "def multiply_int(x, y):\n    negative = y < 0\n    y = abs(y)\n    total = 0\n    while y:\n        if y & 1:\n"
-        "            total += x\n        x <<= 1\n        y >>= 1\n    return -total if negative else total\n",
-    ),
-    131: (
-        "def reverse_vowels(str1):\n    chars = list(str1)\n    i, j = 0, len(chars) - 1\n    while i < j:\n"
-        "        if chars[i] not in 'aeiouAEIOU':\n            i += 1\n        elif chars[j] not in 'aeiouAEIOU':\n            j -= 1\n"
-        "        else:\n            chars[i], chars[j] = chars[j], chars[i]\n            i += 1\n            j -= 1\n"
-        "    return ''.join(chars)\n",
-        "def reverse_vowels(str1):\n    backwards = iter([c for c in str1 if c in 'aeiouAEIOU'][::-1])\n"
-        "    return ''.join(next(backwards) if c in 'aeiouAEIOU' else c for c in str1)\n",
-    ),
     132: (
         "def tup_string(tup1):\n    return ''.join(tup1)\n",
         "def tup_string(tup1):\n    out = ''\n    for c in tup1:\n        out += c\n    return out\n",
-    ),
-    133: (
-        "def sum_negativenum(nums):\n    return sum(x for x in nums if x < 0)\n",
-        "def sum_negativenum(nums):\n    total = 0\n    for x in nums:\n        if x < 0:\n            total += x\n    return total\n",
-    ),
-    135: (
-        "def hexagonal_num(n):\n    return n * (2 * n - 1)\n",
-        "def hexagonal_num(n):\n    total = 0\n    for k in range(n):\n        total += 4 * k + 1\n    return total\n",
     ),
     140: (
         "def extract_singly(test_list):\n    return list(dict.fromkeys(x for t in test_list for x in t))\n",
         "def extract_singly(test_list):\n    out = []\n    for t in test_list:\n        for x in t:\n            if x not in out:\n"
         "                out.append(x)\n    return out\n",
     ),
-    141: (
-        "def pancake_sort(nums):\n    return sorted(nums)\n",
-        "def pancake_sort(nums):\n    a = list(nums)\n    for size in range(len(a), 1, -1):\n"
-        "        top = max(range(size), key=lambda i: a[i])\n        a[:top + 1] = a[:top + 1][::-1]\n"
-        "        a[:size] = a[:size][::-1]\n    return a\n",
-    ),
     145: (
         "def max_Abs_Diff(arr, n):\n    return max(arr) - min(arr)\n",
         "def max_Abs_Diff(arr, n):\n    return max(abs(a - b) for a in arr for b in arr)\n",
-    ),
-    514: (
-        "def sum_elements(test_tup):\n    return sum(test_tup)\n",
-        "import operator\nfrom functools import reduce\ndef sum_elements(test_tup):\n    return reduce(operator.add, test_tup, 0)\n",
     ),
     529: (
         "def jacobsthal_lucas(n):\n    a, b = 2, 1\n    for _ in range(n):\n        a, b = b, b + 2 * a\n    return a\n",
@@ -170,6 +130,7 @@ PROGRAMS: dict[int, tuple[str, ...]] = {
     ),
     533: (
         "def remove_datatype(test_tuple, data_type):\n    return [x for x in test_tuple if not isinstance(x, data_type)]\n",
+        "def remove_datatype(test_tuple, data_type):\n    return list(filter(lambda x: not isinstance(x, data_type), test_tuple))\n",
     ),
     537: (
         "def first_repeated_word(str1):\n    words = str1.split()\n    for i, w in enumerate(words):\n        if w in words[:i]:\n"
@@ -177,23 +138,10 @@ PROGRAMS: dict[int, tuple[str, ...]] = {
         "def first_repeated_word(str1):\n    seen = set()\n    for w in str1.split():\n        if w in seen:\n            return w\n"
         "        seen.add(w)\n    return 'None'\n",
     ),
-    543: (
-        "def count_digits(num1, num2):\n    return len(str(num1 + num2))\n",
-        "def count_digits(num1, num2):\n    n, digits = num1 + num2, 0\n    while n:\n        n //= 10\n        digits += 1\n"
-        "    return digits\n",
-    ),
-    557: (
-        "def toggle_string(string):\n    return string.swapcase()\n",
-        "def toggle_string(string):\n    return ''.join(c.lower() if c.isupper() else c.upper() for c in string)\n",
-    ),
     558: (
         "def digit_distance_nums(n1, n2):\n    return sum(int(d) for d in str(abs(n1 - n2)))\n",
         "def digit_distance_nums(n1, n2):\n    n, total = abs(n1 - n2), 0\n    while n:\n        total += n % 10\n        n //= 10\n"
         "    return total\n",
-    ),
-    591: (
-        "def swap_List(newList):\n    return newList[-1:] + newList[1:-1] + newList[:1]\n",
-        "def swap_List(newList):\n    out = list(newList)\n    out[0], out[-1] = out[-1], out[0]\n    return out\n",
     ),
     597: (
         "def find_kth(arr1, arr2, m, n, k):\n    return sorted(arr1 + arr2)[k - 1]\n",
@@ -240,14 +188,6 @@ PROGRAMS: dict[int, tuple[str, ...]] = {
         "def move_zero(num_list):\n    return [x for x in num_list if x != 0] + [0] * num_list.count(0)\n",
         "def move_zero(num_list):\n    return sorted(num_list, key=lambda x: x == 0)\n",
     ),
-    634: (
-        "def even_Power_Sum(n):\n    return sum((2 * i) ** 4 for i in range(1, n + 1))\n",
-        "def even_Power_Sum(n):\n    return 0 if n == 0 else 16 * n ** 4 + even_Power_Sum(n - 1)\n",
-    ),
-    641: (
-        "def is_nonagonal(n):\n    return n * (7 * n - 5) // 2\n",
-        "def is_nonagonal(n):\n    total = 0\n    for k in range(1, n + 1):\n        total += 7 * k - 6\n    return total\n",
-    ),
     644: (
         "def reverse_Array_Upto_K(input, k):\n    return input[:k][::-1] + input[k:]\n",
         "def reverse_Array_Upto_K(input, k):\n    return list(reversed(input[:k])) + list(input[k:])\n",
@@ -275,11 +215,6 @@ PROGRAMS: dict[int, tuple[str, ...]] = {
         "def grouping_dictionary(l):\n    out = {}\n    for k, v in l:\n        if k in out:\n            out[k] = out[k] + [v]\n"
         "        else:\n            out[k] = [v]\n    return out\n",
     ),
-    656: (
-        "def find_Min_Sum(a, b, n):\n    return sum(abs(x - y) for x, y in zip(sorted(a), sorted(b)))\n",
-        "def find_Min_Sum(a, b, n):\n    a, b = sorted(a), sorted(b)\n    total = 0\n    for i in range(n):\n"
-        "        total += a[i] - b[i] if a[i] > b[i] else b[i] - a[i]\n    return total\n",
-    ),
     662: (
         "def sorted_dict(dict1):\n    return {k: sorted(v) for k, v in dict1.items()}\n",
         "def sorted_dict(dict1):\n    out = dict()\n    for key in dict1:\n        values = list(dict1[key])\n        values.sort()\n"
@@ -297,11 +232,5 @@ PROGRAMS: dict[int, tuple[str, ...]] = {
     670: (
         "def decreasing_trend(nums):\n    return all(a <= b for a, b in zip(nums, nums[1:]))\n",
         "def decreasing_trend(nums):\n    return list(nums) == sorted(nums)\n",
-    ),
-    672: (
-        "def max_of_three(num1, num2, num3):\n    return max(num1, num2, num3)\n",
-        "def max_of_three(num1, num2, num3):\n    best = num1\n    if num2 > best:\n        best = num2\n    if num3 > best:\n"
-        "        best = num3\n    return best\n",
-        "def max_of_three(num1, num2, num3):\n    return sorted([num1, num2, num3])[-1]\n",
     ),
 }

@@ -19,8 +19,9 @@ import pytest
 
 from rlvr_core.data.sources.mbpp_known_correct import KNOWN_CORRECT
 from rlvr_core.problem import Problem
+from rlvr_core.sandbox.codec import NotPlainData, encode
 from rlvr_core.sandbox.runner import Sandbox
-from rlvr_core.verifiers.code.domain import CallDomain
+from rlvr_core.verifiers.code.domain import CallDomain, TypeName
 from rlvr_core.verifiers.code.grader import Verdict, grade, plan_tests
 from rlvr_core.verifiers.code.hidden import DEFAULT_COUNT
 from rlvr_core.verifiers.code.templates import templates
@@ -29,9 +30,16 @@ from tests.verifiers.mbpp_correct_programs import PROGRAMS
 
 pytestmark = pytest.mark.slow
 
-# The sandbox cannot send a builtin type to a program (`remove_datatype(t, int)`): no program passes MBPP 533's
-# own tests until it can (the sandbox half of issue 41), so it has no hidden tests and trains on its official ones.
-TYPES_CANNOT_CROSS = {"533"}
+
+
+def types_cross_the_sandbox() -> bool:
+    """Whether a builtin type can be sent to a program (`remove_datatype(t, int)`, MBPP 533): the sandbox half of
+    issue 41 adds it to the codec."""
+    try:
+        encode(int)
+    except NotPlainData:
+        return False
+    return True
 
 
 @pytest.fixture(scope="module")
@@ -70,10 +78,11 @@ def with_hidden(shipped) -> list[Problem]:
 # --- the hidden tests exist, and the reference passes them -------------------------------------------
 def test_every_reference_that_passes_its_own_tests_gets_ten_hidden_tests_and_passes_them(sandbox, shipped, capsys):
     problems, summary = shipped
-    assert len(problems) >= 60 and set(summary["reference_fails_own_tests"]) <= TYPES_CANNOT_CROSS, summary
+    cannot_pass = set() if types_cross_the_sandbox() else {"533"}
+    assert len(problems) == 45 and set(summary["reference_fails_own_tests"]) == cannot_pass, summary
     failures = []
     for problem in problems:
-        if problem.id in summary["reference_fails_own_tests"]:
+        if problem.id in cannot_pass:
             assert answer(problem)["grade_on"] == "official" and not answer(problem)["hidden"]
             continue
         verdict = run(sandbox, problem.extra["reference_code"], problem, graded(problem))
@@ -82,15 +91,17 @@ def test_every_reference_that_passes_its_own_tests_gets_ten_hidden_tests_and_pas
     assert not failures and summary["fewer_than_asked"] == {}, failures
     with capsys.disabled():
         print(f"\nshipped MBPP problems: {len(problems)}; hidden tests: {summary['tests']} "
-              f"({summary['contrast_tests']} contrast); fewer than {DEFAULT_COUNT}: {summary['fewer_than_asked']}; "
-              f"references failing their own tests: {summary['reference_fails_own_tests']}")
+              f"({summary['contrast_tests']} answering as a shown test does); fewer than {DEFAULT_COUNT}: "
+              f"{summary['fewer_than_asked']}; references failing their own tests: {summary['reference_fails_own_tests']}")
 
 
-@pytest.mark.xfail(reason="a builtin type is not plain data for the sandbox codec yet (the sandbox half of issue 41)",
-                   strict=True)
-def test_mbpp_533_passes_a_type_to_the_program(sandbox, shipped) -> None:
-    problem = next(p for p in shipped[0] if p.id == "533")
-    assert run(sandbox, problem.extra["reference_code"], problem, answer(problem)["tests"]).status == "passed"
+def test_mbpp_533_gets_hidden_tests_that_pass_a_type(shipped) -> None:
+    if not types_cross_the_sandbox():
+        pytest.xfail("a builtin type is not plain data for the sandbox codec (the sandbox half of issue 41)")
+    hidden = answer(next(p for p in shipped[0] if p.id == "533"))["hidden"]
+    calls = templates(hidden, frozenset({"remove_datatype"}))
+    assert len(calls) == len(hidden) == DEFAULT_COUNT
+    assert {t.args[1] for t in calls} <= {TypeName("int"), TypeName("str"), TypeName("float")}  # the types shown
 
 
 def test_every_hidden_input_stays_in_the_domain_of_the_problems_own_calls(shipped) -> None:
@@ -131,10 +142,14 @@ def _answer(*args):
     for call, value in SHOWN:
         if call == args:
             return value
-    if {how!r} == "text":
-        return max(SHOWN, key=lambda s: difflib.SequenceMatcher(None, repr(args), repr(s[0])).ratio())[1]
-    if {how!r} == "numbers":
-        return min(SHOWN, key=lambda s: _far(args, s[0]))[1]
+    if {how!r}.startswith("text"):
+        nearest = max(SHOWN, key=lambda s: difflib.SequenceMatcher(None, repr(args), repr(s[0])).ratio())[1]
+    elif {how!r}.startswith("numbers"):
+        nearest = min(SHOWN, key=lambda s: _far(args, s[0]))[1]
+    if {how!r}.endswith("opposite") and isinstance(nearest, bool):
+        return not nearest
+    if {how!r} != "table":
+        return nearest
     answers = [repr(value) for _, value in SHOWN]
     return max(SHOWN, key=lambda s: answers.count(repr(s[1])))[1]  # the most common shown answer
 '''
@@ -160,23 +175,47 @@ def shown_calls(problem: Problem, shown: int) -> list[tuple[tuple, object]]:
 
 def answerer(problem: Problem, shown: int, how: str) -> str:
     """A program that knows the first `shown` asserts: their answers to their calls, else the answer of the most
-    similar shown call (`how`: "text" or "numbers") or the most common shown answer ("table")."""
+    similar shown call (`how`: "text" or "numbers"; "text opposite", "numbers opposite": the other bool where
+    that answer is a bool) or the most common shown answer ("table")."""
     entries = "".join(f"def {name}(*args):\n    return _answer(*args)\n" for name in answer(problem)["entry"])
     return ANSWERER.format(shown=shown_calls(problem, shown), how=how) + entries
 
 
-NEAREST = [(3, "text"), (3, "numbers")]  # (asserts known, how it answers the others)
+NEAREST = [(3, "text"), (3, "numbers"), (3, "text opposite"), (3, "numbers opposite")]  # (asserts known, how)
 CONSTANT = [(3, "table"), (1, "text")]  # with one shown call, the nearest is always that call
 
 
+def expected_answer(source: str) -> object:
+    """The answer an assert expects (`f(x) == v`: v; `[not] f(x)`: the bool), read as a cheating program would."""
+    test = ast.parse(source).body[0].test
+    if isinstance(test, ast.Compare):
+        side = test.comparators[0] if isinstance(test.left, ast.Call) else test.left
+        try:
+            return ast.literal_eval(side)
+        except ValueError:
+            return None
+    return not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not))
+
+
 def test_programs_that_answer_with_shown_answers_fail_the_hidden_tests(sandbox, shipped, capsys) -> None:
-    """Nearest-neighbour answerers fail the hidden tests alone. The lookup table, whose answer to an unknown
-    call is the most common shown answer, and the answerer that knows the one assert a training prompt shows,
-    fail what the prompt did not show (MBPP 20's hidden answers are all False: mutations do not reach the sparse
-    Woodall numbers; its challenge tests hold one)."""
+    """Where every hidden answer is new (read from the asserts), any program answering with shown answers fails
+    every hidden test, the lookup table included: the nearest answerer by text shows it. Where some hidden
+    answer is a shown one (bools, a few labels), every answerer is tried: those
+    answering as the nearest shown call (by text or by numbers), or the other bool, fail the hidden tests alone;
+    the lookup table and the answerer knowing the training prompt's one assert fail what the prompt did not show
+    (MBPP 20's hidden answers are all False: mutations do not reach the sparse Woodall numbers; its challenge
+    tests hold one)."""
     passing, fractions = [], {cheat: [] for cheat in NEAREST + CONSTANT}
     for problem in with_hidden(shipped):
+        shown_answers = [value for _, value in shown_calls(problem, 3)]
+        repeats = any(any(expected_answer(t) == v and type(expected_answer(t)) is type(v) for v in shown_answers)
+                      for t in answer(problem)["hidden"])
+        bools = any(isinstance(v, bool) for v in shown_answers)
+        if not repeats:  # then no program answering with shown answers passes a hidden test; one shows it
+            assert all(expected_answer(t) is not None for t in answer(problem)["hidden"]), problem.id
         for shown, how in NEAREST + CONSTANT:
+            if (not repeats and (shown, how) != (3, "text")) or (how.endswith("opposite") and not bools):
+                continue
             tests = answer(problem)["hidden"] if (shown, how) in NEAREST else graded(problem)
             verdict = run(sandbox, answerer(problem, shown, how), problem, tests)
             fractions[(shown, how)].append(verdict.passed / verdict.total)
@@ -186,18 +225,17 @@ def test_programs_that_answer_with_shown_answers_fail_the_hidden_tests(sandbox, 
     with capsys.disabled():
         print("\nreward under `fraction`:", ", ".join(
             f"{how} knowing {shown} on the {'hidden' if (shown, how) in NEAREST else 'graded'} tests: "
-            f"mean {sum(f) / len(f):.3f}, max {max(f):.3f}" for (shown, how), f in fractions.items()))
+            f"mean {sum(f) / len(f):.3f}, max {max(f):.3f} over {len(f)}" for (shown, how), f in fractions.items()))
 
 
 # --- false negatives: correct programs pass every test -------------------------------------------------
 def test_every_independently_written_correct_program_passes_every_test(sandbox, shipped) -> None:
     problems = {int(p.id): p for p in shipped[0]}
-    assert len([t for t in PROGRAMS if t in problems]) >= 50 and all(len(p) >= 2 for t, p in PROGRAMS.items()
-                                                                    if t not in (533,))
+    assert set(PROGRAMS) == set(problems) and all(len(programs) >= 2 for programs in PROGRAMS.values())
     failures = []
     for task, programs in PROGRAMS.items():
         problem = problems[task]
-        if problem.id in TYPES_CANNOT_CROSS:
+        if problem.id == "533" and not types_cross_the_sandbox():
             continue
         for program in programs:
             verdict = run(sandbox, program, problem, graded(problem))
