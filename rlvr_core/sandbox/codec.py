@@ -19,8 +19,18 @@ tagged by their first item:
   step] range · ["dec", text] Decimal · ["fr", hex, hex] Fraction ·
   ["m", text, start, end] a re.Match (rebuilt as a match of the same text
   at the same span; its groups are not carried) · ["dk"|"dv", [items]],
-  ["di", [[k, v], ...]] dict views · ["it", [items], complete] an iterator
-  or generator, run to at most ITER_CAP items.
+  ["di", [[k, v], ...]] dict views · ["ty", module, name] a class of the
+  standard library (`int`, `str`, `list`, `Decimal`, `date`... as a value,
+  e.g. MBPP 533's `remove_datatype(t, int)`) · ["date", y, m, d],
+  ["dt", y, m, d, H, M, S, us, fold, tz], ["time", H, M, S, us, fold, tz],
+  ["td", days, seconds, us] the datetime types (tz: None or ["tz", offset
+  in seconds, microseconds, name]: a fixed offset; another tzinfo crosses as
+  the offset it gives that value) · ["it", [items], complete] an iterator or
+  generator run to at most ITER_CAP items, when the encoding side has no
+  iterator table (the grader's arguments) · ["gen", n] the n-th iterator of
+  the side that has one (the sandbox registers the program's iterators and
+  generators there and the grader reads them lazily, one item per request,
+  as a test consumes them: `verifiers/code/calls.py`).
 Mutable values are numbered in the order they are first met, so shared and
 cyclic structure survives: ["l", [items]] list · ["d", [[k, v], ...]] dict
 (order kept; a defaultdict arrives as a dict) · ["od", ...] OrderedDict ·
@@ -29,26 +39,37 @@ cyclic structure survives: ["l", [items]] list · ["d", [[k, v], ...]] dict
 name, [[attribute, value], ...]] any other instance with attributes · ["r",
 n] the n-th mutable value again.
 
-Anything else (a function, a class, a module, a socket, a lock) raises
-`NotPlainData` when encoded. Decoding checks every type and bound and
-raises `BadWire`; records are rebuilt through `Decoder.resolve`, which each
-side sets: the sandbox maps a class name to the program's own class, the
-grader only to classes of trusted code (the dataset's setup and reference
-code), else to a dataclass made from the field names, else it refuses.
+Anything else (a function, a class of the program's, a module, a socket, a
+lock) raises `NotPlainData` when encoded. Decoding checks every type and
+bound and raises `BadWire`; records are rebuilt through `Decoder.resolve`,
+which each side sets: the sandbox maps a class name to the program's own
+class, the grader only to classes of trusted code (the dataset's setup and
+reference code), else to a dataclass made from the field names, else it
+refuses. A class is always the decoding side's own (`getattr` on a standard
+module it already imported), never one the other side made. The grader
+also bounds what a value may expand to (`Decoder(max_range=...)`): a range
+longer than that is refused as too large, before a test's `set(...)` could
+materialise it.
 """
 
+import builtins
 import collections
-import dataclasses
+import collections.abc
+import datetime
 import decimal
 import fractions
 import keyword
+import numbers
 import re
+import sys
 import types
 
 MAX_DEPTH = 100  # levels of nesting
 MAX_NODES = 200_000  # values in one message
 MAX_INT_HEX_DIGITS = 100_000
-ITER_CAP = 10_000  # items of a returned iterator that are materialised
+ITER_CAP = 10_000  # items of an iterator that are materialised, or read from the program's
+EXPANSION_CAP = 1_000_000  # items a value from the program may expand to in the grader (a range's length)
+TYPE_MODULES = ("builtins", "types", "collections", "collections.abc", "decimal", "fractions", "datetime", "numbers")
 
 
 class NotPlainData(TypeError):
@@ -92,12 +113,16 @@ _NOT_RECORDS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType,
 
 
 class Encoder:
-    """Values to wire form; one instance per message (it numbers the mutable values it meets)."""
+    """Values to wire form; one instance per message (it numbers the mutable values it meets).
 
-    def __init__(self):
+    `register(iterator)`: the number an iterator crosses as (["gen", n]), or None to materialise it (["it",
+    ...]); without it every iterator is materialised."""
+
+    def __init__(self, register=None):
         self._seen = {}  # id -> number, for mutable values
         self._keep = []  # what `_seen` numbers, alive until the message is done (ids stay unique)
         self._nodes = 0
+        self._register = register
 
     def encode(self, value, depth=0):
         self._nodes += 1
@@ -142,6 +167,10 @@ class Encoder:
         return self._encode_other(value, down)
 
     def _encode_other(self, value, down):
+        if isinstance(value, type):
+            return ["ty", *_type_name(value)]
+        if isinstance(value, (datetime.date, datetime.time, datetime.timedelta)):
+            return _encode_datetime(value)
         if isinstance(value, range):
             return ["rg", self.encode(value.start), self.encode(value.stop), self.encode(value.step)]
         if isinstance(value, decimal.Decimal):
@@ -157,13 +186,17 @@ class Encoder:
         if isinstance(value, type({}.items())):
             return ["di", [[self.encode(k, down), self.encode(v, down)] for k, v in value]]
         if hasattr(type(value), "__next__") and hasattr(type(value), "__iter__"):
+            number = self._register(value) if self._register is not None else None
+            if number is not None:
+                return ["gen", number]
             items = []
             for item in value:
                 items.append(self.encode(item, down))
                 if len(items) >= ITER_CAP:
                     return ["it", items, False]
             return ["it", items, True]
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        if hasattr(type(value), "__dataclass_fields__"):  # a dataclass instance: its module is imported, then
+            dataclasses = sys.modules["dataclasses"]
             self._number(value)
             fields = [(f.name, getattr(value, f.name)) for f in dataclasses.fields(value)]
             return ["dc", type(value).__name__, [[name, self.encode(v, down)] for name, v in fields]]
@@ -182,6 +215,74 @@ class Encoder:
         if isinstance(value, _NOT_RECORDS) or callable(value):
             return False
         return hasattr(value, "__dict__") or bool(getattr(type(value), "__slots__", ()))
+
+
+def _type_name(cls):
+    """(module, name) of a class a standard module defines under that name; NotPlainData for any other."""
+    module, name = cls.__module__, cls.__qualname__
+    if module == "builtins" and name == "NoneType":
+        module = "types"
+    if module in TYPE_MODULES and getattr(sys.modules.get(module), name, None) is cls:
+        return module, name
+    raise NotPlainData(f"the class {name} is not plain data (only classes of {', '.join(TYPE_MODULES)} are)")
+
+
+def _offset(tz, value):
+    """A tzinfo as ["tz", seconds, microseconds, name]: its offset for `value` (a fixed one for a timezone)."""
+    if tz is None:
+        return None
+    delta = tz.utcoffset(value)
+    if delta is None:
+        return None
+    if not isinstance(delta, datetime.timedelta):
+        raise NotPlainData("a tzinfo whose offset is not a timedelta is not plain data")
+    name = tz.tzname(value)
+    return ["tz", delta.days * 86400 + delta.seconds, delta.microseconds, name if isinstance(name, str) else None]
+
+
+def _encode_datetime(value):
+    if isinstance(value, datetime.datetime):
+        return ["dt", value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond,
+                value.fold, _offset(value.tzinfo, value)]
+    if isinstance(value, datetime.date):
+        return ["date", value.year, value.month, value.day]
+    if isinstance(value, datetime.time):
+        return ["time", value.hour, value.minute, value.second, value.microsecond, value.fold, _offset(value.tzinfo, None)]
+    return ["td", value.days, value.seconds, value.microseconds]
+
+
+def _decode_tz(wire):
+    if wire is None:
+        return None
+    if type(wire) is not list or len(wire) != 4 or wire[0] != "tz" or not all(type(x) is int for x in wire[1:3]) \
+            or not (wire[3] is None or type(wire[3]) is str and len(wire[3]) < 100):
+        raise BadWire("malformed tzinfo")
+    offset = datetime.timedelta(seconds=wire[1], microseconds=wire[2])
+    return datetime.timezone(offset) if wire[3] is None else datetime.timezone(offset, wire[3])
+
+
+def _decode_datetime(tag, rest):
+    """A date, datetime, time or timedelta from its fields (ints; the constructors check their ranges)."""
+    fields, tz = (rest[:-1], rest[-1]) if tag in ("dt", "time") else (rest, None)
+    if len(rest) != {"date": 3, "dt": 9, "time": 6, "td": 3}[tag] or not all(type(x) is int for x in fields):
+        raise BadWire(f"malformed {tag!r} value")
+    if tag == "date":
+        return datetime.date(*fields)
+    if tag == "td":
+        return datetime.timedelta(days=fields[0], seconds=fields[1], microseconds=fields[2])
+    *parts, fold = fields
+    make = datetime.datetime if tag == "dt" else datetime.time
+    return make(*parts, tzinfo=_decode_tz(tz), fold=fold)
+
+
+def _decode_type(rest):
+    """The decoding side's own class named (module, name), of a standard module it has imported."""
+    if len(rest) != 2 or rest[0] not in TYPE_MODULES:
+        raise BadWire("malformed class")
+    cls = getattr(sys.modules.get(rest[0]), _name(rest[1], "class name"), None)
+    if not isinstance(cls, type):
+        raise BadWire(f"{rest[0]}.{rest[1]} is not a class of the standard library")
+    return cls
 
 
 def _attributes(value):
@@ -215,13 +316,16 @@ class Decoder:
     instance of a plain class of that name). `made` keeps the classes made
     for records (namedtuples, dataclasses) across messages, so two values of
     one program class decode to one class here and compare as equal.
+    `iterator(n)` gives what ["gen", n] stands for (absent: refused);
+    `max_range` refuses a longer range as too large (absent: no bound).
     """
 
-    def __init__(self, resolve=lambda name: None, strangers="refuse", made=None):
+    def __init__(self, resolve=lambda name: None, strangers="refuse", made=None, iterator=None, max_range=None):
         self._resolve, self._strangers = resolve, strangers
         self._numbered = []
         self._nodes = 0
         self._made = {} if made is None else made  # (kind, name, fields) -> class made here
+        self._iterator, self._max_range = iterator, max_range
 
     def decode(self, obj, depth=0):
         self._nodes += 1
@@ -292,6 +396,8 @@ class Decoder:
             return dict(self._pairs(rest, depth)).items()
         if tag == "it" and len(rest) == 2 and type(rest[1]) is bool:
             return ReplayIterator(self._items(rest[:1], depth), rest[1])
+        if tag == "gen" and len(rest) == 1 and type(rest[0]) is int and self._iterator is not None:
+            return self._iterator(rest[0])
         if tag == "m" and len(rest) == 3 and type(rest[1]) is int and type(rest[2]) is int:
             return _rebuild_match(self.decode(rest[0], depth), rest[1], rest[2])
         raise BadWire(f"unknown or malformed tag {tag!r}")
@@ -310,7 +416,16 @@ class Decoder:
             bounds = [self.decode(x) for x in rest]
             if not all(type(b) is int for b in bounds):
                 raise BadWire("range bounds must be ints")
-            return range(*bounds)
+            value = range(*bounds)
+            span = value.stop - value.start  # its length, without len()'s overflow past sys.maxsize
+            length = max(0, span // value.step + (span % value.step != 0))
+            if self._max_range is not None and length > self._max_range:
+                raise BadWire(f"too large: a range of {length} items; the bound is {self._max_range}")
+            return value
+        if tag == "ty":
+            return _decode_type(rest)
+        if tag in ("date", "dt", "time", "td"):
+            return _decode_datetime(tag, rest)
         if tag == "dec" and one and len(rest[0]) < 1000:
             return decimal.Decimal(rest[0])
         if tag == "fr" and len(rest) == 2 and all(type(x) is str and len(x) <= MAX_INT_HEX_DIGITS + 3 for x in rest):
@@ -336,7 +451,12 @@ class Decoder:
                 raise BadWire(f"a {name} object is not plain data")
             key = (tag, name, names)
             if key not in self._made:
-                self._made[key] = (dataclasses.make_dataclass(name, names) if tag == "dc" else type(name, (), {}))
+                if tag == "dc":
+                    import dataclasses  # here, not in the zygote: its import is a sixth of the zygote's memory
+
+                    self._made[key] = dataclasses.make_dataclass(name, names)
+                else:
+                    self._made[key] = type(name, (), {})
             cls = self._made[key]
         record = self._number(object.__new__(cls))
         for attribute, (_, value) in zip(names, pairs):
@@ -360,6 +480,6 @@ def _rebuild_match(string, start, end):
     return re.compile(re.escape(text)).match(string, start)
 
 
-def decode(obj, resolve=lambda name: None, strangers="refuse", made=None):
+def decode(obj, resolve=lambda name: None, strangers="refuse", made=None, max_range=None):
     """The value `obj` stands for (see `Decoder`)."""
-    return Decoder(resolve, strangers, made).decode(obj)
+    return Decoder(resolve, strangers, made, max_range=max_range).decode(obj)

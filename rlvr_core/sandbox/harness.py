@@ -13,8 +13,12 @@ the setup code ran, else {"raise": text} or {"exit": text}. Then each request
 {"call": name, "args": wire of [positional list, keyword dict]} gets one
 reply: {"value": wire} (plus "after": the arguments re-encoded, when the call
 changed them in place), {"unplain": text} when the value is not plain data,
-{"raise": text} or {"exit": text}. There is no other operation: the program
-is only ever asked to call one of its functions on data.
+{"raise": text} or {"exit": text}. An iterator or generator in a value
+crosses as ["gen", n], the n-th in this run's table (the same object keeps
+its number); {"next": n} asks for its next item: {"value": wire}, {"stop":
+true} at its end, or {"raise"|"exit"|"unplain": text}. There is no other
+operation: the program is only ever asked to call one of its functions on
+data, or to advance an iterator it returned.
 """
 
 import json
@@ -23,7 +27,7 @@ import struct
 import sys
 import traceback
 
-from rlvr_core.sandbox.codec import Decoder, Encoder, NotPlainData
+from rlvr_core.sandbox.codec import BadWire, Decoder, Encoder, NotPlainData
 
 REPLY_CAP = 8 << 20  # bytes of one serialised reply
 
@@ -75,6 +79,7 @@ def serve(program, setup, namespace):
     write_frame(4, first)
     if "ready" not in first:
         flush_and_exit(1)
+    iterators = Iterators()
     while True:
         try:
             request = read_frame(3)
@@ -82,29 +87,57 @@ def serve(program, setup, namespace):
             request = None
         if request is None:
             flush_and_exit(0)
-        reply = answer(request, namespace)
+        reply = answer(request, namespace, iterators)
         _flush_streams()
         write_frame(4, reply)
         if "exit" in reply:
             flush_and_exit(1)
 
 
-def answer(request, namespace):
-    """The reply to one call request (see the module docstring)."""
+class Iterators:
+    """The iterators and generators this run's values held, numbered in the order they first crossed."""
+
+    def __init__(self):
+        self._items, self._numbers = [], {}
+
+    def register(self, iterator):
+        if id(iterator) not in self._numbers:
+            self._numbers[id(iterator)] = len(self._items)
+            self._items.append(iterator)
+        return self._numbers[id(iterator)]
+
+    def get(self, number):
+        if type(number) is not int or not 0 <= number < len(self._items):
+            raise BadWire(f"no iterator number {number!r}")
+        return self._items[number]
+
+
+_STOP = object()
+
+
+def answer(request, namespace, iterators):
+    """The reply to one call or next request (see the module docstring)."""
     try:
-        function = namespace[request["call"]]
-        resolve = lambda name: namespace.get(name) if isinstance(namespace.get(name), type) else None  # noqa: E731
-        args, kwargs = Decoder(resolve, strangers="namespace").decode(request["args"])
-        value = function(*args, **kwargs)
+        if "next" in request:
+            value = next(iterators.get(request["next"]), _STOP)
+            if value is _STOP:
+                return {"stop": True}
+            args = kwargs = None
+        else:
+            function = namespace[request["call"]]
+            resolve = lambda name: namespace.get(name) if isinstance(namespace.get(name), type) else None  # noqa: E731
+            args, kwargs = Decoder(resolve, strangers="namespace", iterator=iterators.get).decode(request["args"])
+            value = function(*args, **kwargs)
     except SystemExit as exc:
         return {"exit": repr(exc.code)[:200]}
     except BaseException as exc:
         return {"raise": _describe(exc)}
     try:
-        reply = {"value": Encoder().encode(value)}
-        after = Encoder().encode([args, kwargs])
-        if after != request["args"]:
-            reply["after"] = after
+        reply = {"value": Encoder(iterators.register).encode(value)}
+        if args is not None:
+            after = Encoder(iterators.register).encode([args, kwargs])
+            if after != request["args"]:
+                reply["after"] = after
         size = len(json.dumps(reply))
     except NotPlainData as exc:
         return {"unplain": str(exc)[:300]}

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import collections
+import collections.abc
 import dataclasses
+import datetime
 import decimal
 import enum
 import fractions
@@ -12,6 +14,8 @@ import math
 import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rlvr_core.sandbox import codec
 from rlvr_core.sandbox.codec import MAX_DEPTH, BadWire, NotPlainData, ReplayIterator, decode, encode
@@ -123,10 +127,46 @@ def test_a_dataclass_becomes_a_dataclass_of_the_same_fields() -> None:
     assert dataclasses.is_dataclass(first) and first.value == 1 and first.items == [2] and first == second
 
 
-@pytest.mark.parametrize("value", [len, Node, math, lambda: 1, object(), iter, type], ids=["builtin", "class", "module", "lambda", "object", "builtin-iter", "type"])
+class PosingAsInt:
+    """A program's class that claims to be `int` by its module and name."""
+
+
+PosingAsInt.__module__, PosingAsInt.__qualname__ = "builtins", "int"
+
+
+@pytest.mark.parametrize("value", [len, Node, math, lambda: 1, object(), iter, PosingAsInt, Point],
+                         ids=["builtin", "class", "module", "lambda", "object", "builtin-iter", "posing-as-int", "namedtuple-class"])
 def test_anything_else_is_not_plain_data(value) -> None:
     with pytest.raises(NotPlainData):
         encode(value)
+
+
+@pytest.mark.parametrize("cls", [int, str, float, bool, list, tuple, dict, set, type(None), type, ValueError,
+                                 decimal.Decimal, fractions.Fraction, collections.OrderedDict, collections.abc.Iterable,
+                                 datetime.date, datetime.timedelta], ids=lambda c: c.__name__)
+def test_a_standard_class_crosses_as_the_decoding_sides_own(cls) -> None:
+    """MBPP 533 passes `int` to the program (`remove_datatype(t, int)`); a program may return `type(x)`."""
+    assert through(cls) is cls and through([cls, (cls,)]) == [cls, (cls,)]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.dates(), st.times(timezones=st.none() | st.timezones()), st.timedeltas(),
+                 st.datetimes(timezones=st.none() | st.timezones(), allow_imaginary=False)))
+def test_a_date_time_or_delta_crosses_as_the_same_value(value) -> None:
+    """Naive, fixed-offset and zone-aware values alike: a zone crosses as the offset it gives this value, so an
+    aware datetime arrives as the same instant, with the same offset and wall time."""
+    back = through(value)
+    assert type(back) is type(value) and back == value
+    if isinstance(value, (datetime.datetime, datetime.time)) and value.tzinfo is not None:
+        assert back.utcoffset() == value.utcoffset() and back.replace(tzinfo=None) == value.replace(tzinfo=None)
+
+
+def test_a_range_from_the_program_longer_than_the_bound_is_refused_as_too_large() -> None:
+    """`set(f())` over a returned range(0, 10**12) grew the grader to 3 GB in 10 s."""
+    assert decode(encode(range(5)), max_range=5) == range(5)
+    for huge in (range(0, 10**12), range(10**30, -10**30, -1), range(0, 7, 1)):
+        with pytest.raises(BadWire, match="too large"):
+            decode(encode(huge), max_range=6)
 
 
 def test_a_value_nested_too_deeply_is_not_plain_data() -> None:
@@ -142,11 +182,17 @@ def test_a_value_nested_too_deeply_is_not_plain_data() -> None:
     ["s", [["l", []]]], ["d", [["a"]]], ["r", 0], ["r", "0"], 3, 1.5, {"a": 1}, [], ["t", [["i", "0x1"]], "extra"],
     ["o", "Node", [["__class__", None]]], ["o", "not an identifier", []], ["nt", "P", ["_x"], [None]],
     ["dq", [], -1], ["m", "abc", 2, 9], ["rg", "0", "1", "1"], ["it", [], "yes"], ["h", 0, "Anything"],
+    ["gen", 0], ["ty", "os", "system"], ["ty", "builtins", "eval"], ["ty", "builtins", "__import__"],
+    ["ty", "subprocess", "Popen"], ["ty", "builtins"], ["date", 2020, 13, 1], ["date", "2020", 1, 1],
+    ["dt", 2020, 1, 1, 0, 0, 0, 0, 0, ["tz", 86400, 0, None]], ["dt", 2020, 1, 1, 0, 0, 0, 0, 0, ["tz", 0, 0, 5]],
+    ["time", 25, 0, 0, 0, 0, None], ["td", 10**10, 0, 0], ["td", 1.5, 0, 0],
 ], ids=["unknown-tag", "bad-hex", "int-not-text", "int-too-long", "float-too-long", "list-not-list",
         "unhashable-set-member", "malformed-dict", "dangling-reference", "reference-not-int", "bare-json-int",
         "bare-json-float", "json-object", "empty-list", "extra-field", "dunder-attribute", "bad-class-name",
         "bad-namedtuple-field", "negative-maxlen", "span-outside-text", "range-of-strings", "iterator-flag",
-        "old-handle"])
+        "old-handle", "iterator-handle-without-table", "class-of-another-module", "function-not-class",
+        "dunder-class-name", "class-of-a-module-not-allowed", "class-without-name", "month-13", "year-as-text",
+        "offset-of-a-day", "zone-name-not-text", "hour-25", "days-out-of-range", "days-as-float"])
 def test_anything_else_on_the_wire_is_rejected(wire) -> None:
     with pytest.raises(BadWire):
         decode(wire, resolve=lambda name: Node if name == "Node" else None)

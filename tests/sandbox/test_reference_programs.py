@@ -124,6 +124,27 @@ REFERENCE: dict[str, tuple] = {
                                            "from math import isclose"),
     "a_cyclic_structure": ("def f():\n    x = [1]\n    x.append(x)\n    return x\n", ("x = f()\nassert x[1] is x and x[0] == 1",),
                            "", "f"),
+    # --- issue 41: values the codec refused or the grader mishandled ---
+    "types_as_arguments_mbpp_533": ("def remove_datatype(test_tuple, data_type):\n  res = []\n  for ele in test_tuple:\n"
+                                    "    if not isinstance(ele, data_type):\n      res.append(ele)\n  return (res)\n",
+                                    ("assert remove_datatype((4, 5, 4, 7.7, 1.2), int) == [7.7, 1.2]",
+                                     "assert remove_datatype((7, 8, 9, 'SR'), str) == [7, 8, 9]",
+                                     "assert remove_datatype((7, 1.1, 2, 2.2), float) == [7, 2]"), "", "remove_datatype"),
+    "a_type_returned": ("def kind(x):\n    return type(x)\n", ("assert kind(1) == int", "assert kind([]) is list",
+                                                            "assert kind(None) is type(None)"), "", "kind"),
+    "datetime_values": ("import datetime\ndef parse(s):\n    return datetime.datetime.strptime(s, '%Y-%m-%d %H:%M')\n"
+                        "def span(a, b):\n    return b - a\ndef noon():\n    return datetime.time(12, tzinfo=datetime.timezone.utc)\n",
+                        ("import datetime\nassert parse('2021-03-04 05:06') == datetime.datetime(2021, 3, 4, 5, 6)",
+                         "from datetime import date, timedelta\nassert span(date(2020, 1, 1), date(2020, 3, 1)) == timedelta(days=60)",
+                         "assert noon().hour == 12 and noon().utcoffset().total_seconds() == 0"), "", ("parse", "span", "noon")),
+    "a_generator_read_as_far_as_the_test_reads": (
+        "import itertools\ndef naturals():\n    return itertools.count()\ndef first_then_fail():\n    yield 1\n"
+        "    raise ValueError('past what the test reads')\n",
+        ("assert next(naturals()) == 0", "import itertools\nassert list(itertools.islice(naturals(), 4)) == [0, 1, 2, 3]",
+         "assert next(first_then_fail()) == 1"), "", ("naturals", "first_then_fail")),
+    "a_generator_read_in_a_branch_python_skips": ("def evens():\n    n = 0\n    while True:\n        yield n\n        n += 2\n",
+                                                  ("g = evens()\nassert next(g) == 0 or next(g) == 99\nassert next(g) == 2",),
+                                                  "", "evens"),
     "a_branch_python_would_skip_still_passes": ("def f(x):\n    if x < 0:\n        raise ValueError(x)\n    return x\n",
                                                 ("assert f(0) == 0 or f(-1) == 1", "assert f(1) if True else f(-1)",
                                                  "assert not (f(0) and f(-1))"), "", "f"),

@@ -5,7 +5,10 @@ from __future__ import annotations
 import ast
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from rlvr_core.verifiers.code import eager
 from rlvr_core.verifiers.code.calls import write_back
 from rlvr_core.verifiers.code.eager import Failed, Speculation, compile_test, runtime
 from rlvr_core.verifiers.code.grader import plan_tests
@@ -106,6 +109,56 @@ def test_a_false_assert_raises_failed() -> None:
 
 def test_a_test_with_an_assignment_expression_keeps_its_semantics() -> None:
     assert run("assert (y := f(2)) == 2 and y == 2", {}) == [2]
+
+
+# --- all(), any() and `in`: read to the end or to a fixed bound, never to the decision ------------------------
+def consumption(source: str, answers: list[bool]) -> tuple[list[int], object, str | None]:
+    """(the calls `f` answered, the value `r` the source computed, why the test is too large) when `f(i)`
+    answers answers[i]; each call is counted as the grader counts a request to the program."""
+    speculation, calls = Speculation(), []
+
+    def f(i):
+        speculation.calls += 1
+        calls.append(i)
+        return answers[i]
+
+    env = {"__builtins__": __builtins__, **runtime(speculation), "f": f, "n": len(answers)}
+    exec(compile_test(ast.parse(source)), env)  # noqa: S102 - the test's own string
+    return calls, env["r"], speculation.too_large
+
+
+CONSUMERS = {  # source -> what Python computes from the answers
+    "r = any(f(i) for i in range(n))": any,
+    "r = all(f(i) for i in range(n))": all,
+    "r = True in (f(i) for i in range(n))": lambda answers: True in answers,
+    "r = False not in (f(i) for i in range(n))": lambda answers: False not in answers,
+}
+
+
+@settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(answers=st.lists(st.booleans(), max_size=60), source=st.sampled_from(sorted(CONSUMERS)),
+       bound=st.integers(1, 40), by_calls=st.booleans())
+def test_how_far_all_any_and_in_read_depends_on_the_iterable_never_on_the_answers(answers, source, bound, by_calls):
+    """Issue 41: an eager any() read all of range(100000) (a timeout) where Python stops at the first true item.
+    Now it reads to the end or to a bound; the calls are the same whatever the answers, the result is Python's
+    wherever Python decided within the bound, and an undecided one marks the test too large."""
+    with pytest.MonkeyPatch.context() as patch:  # a small bound, of items or of calls, keeps the search quick
+        patch.setattr(eager, "CALLS_CAP" if by_calls else "ITEMS_CAP", bound)
+        calls, result, too_large = consumption(source, answers)
+        assert calls == consumption(source, [not a for a in answers])[0] == consumption(source, [False] * len(answers))[0]
+    assert calls == list(range(min(len(answers), bound + 1)))  # at the bound, one more item: did it end there?
+    python = CONSUMERS[source](answers)
+    decided_at = next((i for i, a in enumerate(answers) if a is ("all" not in source and "not in" not in source)), None)
+    if decided_at is not None and decided_at < bound or len(answers) <= bound:
+        assert (result, too_large) == (python, None)
+    else:
+        assert too_large is not None and "too large" in too_large
+
+
+def test_a_short_circuit_inside_a_bound_costs_no_more_than_the_bound() -> None:
+    """The red team's case: Python decides at the third item of range(100000); eager reading stops at the bound."""
+    calls, result, too_large = consumption("r = any(f(i) for i in range(n))", [False, False, True] + [False] * 99_997)
+    assert result is True and too_large is None and len(calls) == eager.CALLS_CAP + 1
 
 
 # --- arguments changed in place ----------------------------------------------------------------------

@@ -14,13 +14,32 @@ exception.
 The result is the one Python would compute: each decision (the truth of an
 `and` operand, of a comparison) is taken at the moment Python takes it, and
 an operand Python would not have reached is evaluated speculatively: its
-value and exception are discarded, and its calls do not write changed
-arguments back (`Speculation`), so it cannot alter what the test decides.
+value and exception are discarded, its calls do not write changed arguments
+back, and the items it reads from an iterator the program returned are kept
+for the test (`Speculation`, `calls.ProgramIterator`), so it cannot alter
+what the test decides.
+
+Bounded consumption (issue 41: an eager `any()` over range(100000) ran out
+of time where Python stops at the first true item). `all()`, `any()` and
+`x in iterator` consume their iterable to its end, or to a fixed bound,
+ITEMS_CAP items or CALLS_CAP requests to the program, whichever comes first,
+and never stop earlier, whatever they decided. Why this cannot leak: how far
+the consumption goes depends on the iterable only (its length, the calls
+each item makes, which eager evaluation makes whatever the answers), never
+on a decision, so the calls the program answers are the same whether its
+answers were right or wrong. Past the bound a decision Python had taken
+stands, so a correct program's early answer is still graded as Python would;
+an undecided one fails the test as "too large", and even then the test goes
+on evaluating as before (the consumer returns as if the remaining items did
+not change the result) and only counts as failed at its end, so the failure
+changes no later call either. A program cannot move the bound: it is a count
+of items and requests, not of time.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import operator
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -33,7 +52,6 @@ COMPARE = "__rlvr_compare__"
 _COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
     "Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt,
     "GtE": operator.ge, "Is": operator.is_, "IsNot": operator.is_not,
-    "In": lambda a, b: a in b, "NotIn": lambda a, b: a not in b,
 }
 
 
@@ -41,18 +59,35 @@ class Failed(Exception):
     """An assert evaluated to a false value."""
 
 
+ITEMS_CAP = 1_000_000  # items one all()/any()/`in` consumes at most
+CALLS_CAP = 1_000  # requests to the program one all()/any()/`in` makes at most
+
+
 class Speculation:
-    """Whether the test is evaluating an operand Python would have skipped (the grader's calls then leave the
-    test's objects as they are)."""
+    """What eager evaluation shares with the grader's calls to the program: whether the test is evaluating an
+    operand Python would have skipped (`active`: calls then leave the test's objects as they are), how many
+    requests the program has answered (`calls`), which speculative episode this is (`episode`), and why the
+    current test exceeded a bound (`too_large`, set only outside speculation; the grader fails the test)."""
 
     def __init__(self) -> None:
         self.depth = 0
+        self.calls = 0
+        self.episode = 0
+        self.too_large: str | None = None
 
     @property
     def active(self) -> bool:
         return self.depth > 0
 
+    def exceeded(self, why: str) -> None:
+        """A bound was reached where Python would have gone on: the current test fails (unless this is an
+        operand Python would have skipped, whose outcome is not used)."""
+        if not self.active and self.too_large is None:
+            self.too_large = why
+
     def __enter__(self) -> "Speculation":
+        if self.depth == 0:
+            self.episode += 1
         self.depth += 1
         return self
 
@@ -98,7 +133,9 @@ def runtime(speculation: Speculation) -> dict[str, Any]:
         left, result = thunks[0](), True
         for index, (op, thunk) in enumerate(zip(ops, thunks[1:])):
             right = thunk()
-            result = _COMPARISONS[op](left, right)
+            result = contains(speculation, left, right) if op in ("In", "NotIn") else _COMPARISONS[op](left, right)
+            if op == "NotIn":
+                result = not result
             if not result:
                 for rest in thunks[index + 2:]:
                     _speculatively(speculation, rest)
@@ -106,23 +143,49 @@ def runtime(speculation: Speculation) -> dict[str, Any]:
             left = right
         return result
 
-    def consume(iterable: Iterable[Any], stop_at: bool) -> bool:
-        iterator, found = iter(iterable), False
+    return {CHECK: check, BOOL: boolean, IF: conditional, COMPARE: compare,
+            "all": lambda iterable: not consume(speculation, iterable, lambda item: not item),
+            "any": lambda iterable: consume(speculation, iterable, bool)}
+
+
+def consume(speculation: Speculation, iterable: Iterable[Any], decides: Callable[[Any], Any]) -> bool:
+    """Whether some item of `iterable` `decides`, read to its end or to the bound (see the module docstring),
+    never to the first deciding item only: past it the reading goes on as one speculative branch. At the
+    bound one more item is read, whatever was decided, to see whether the iterable ended there. An exception
+    before the decision is raised, as Python would; one after it ends the reading (a generator that raised is
+    finished)."""
+    iterator, found, items, start = iter(iterable), False, 0, speculation.calls
+    with contextlib.ExitStack() as past_the_decision:
         while True:
+            last = items >= ITEMS_CAP or speculation.calls - start >= CALLS_CAP
+            items += 1
             try:
-                if found:
-                    with speculation:
-                        next(iterator)
-                    continue
-                found = bool(next(iterator)) is stop_at
+                item = next(iterator)
             except StopIteration:
                 return found
             except Exception:  # noqa: BLE001
-                if not found:
-                    raise
+                if found:
+                    return found
+                if last:
+                    break
+                raise
+            if last:
+                break
+            if not found and decides(item):
+                found = True
+                past_the_decision.enter_context(speculation)
+    if not found:
+        speculation.exceeded(f"too large: all(), any() or `in` undecided at its bound ({ITEMS_CAP} items or "
+                             f"{CALLS_CAP} calls to the program)")
+    return found
 
-    return {CHECK: check, BOOL: boolean, IF: conditional, COMPARE: compare,
-            "all": lambda iterable: not consume(iterable, False), "any": lambda iterable: consume(iterable, True)}
+
+def contains(speculation: Speculation, value: Any, container: Any) -> bool:
+    """`value in container`, with an iterator (which Python reads up to the first equal item) read as `any()`
+    reads it; a container answers by its own `__contains__`, which asks the program nothing."""
+    if hasattr(type(container), "__next__"):
+        return consume(speculation, container, lambda item: item is value or item == value)
+    return value in container
 
 
 def _thunk(node: ast.expr) -> ast.Lambda:

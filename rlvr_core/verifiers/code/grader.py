@@ -41,6 +41,7 @@ import ast
 import builtins
 import functools
 import importlib
+import itertools
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -50,8 +51,9 @@ from typing import Any, Literal
 
 from rlvr_core.sandbox.channel import Session, SessionEnded
 from rlvr_core.sandbox.runner import Sandbox
-from rlvr_core.verifiers.code.calls import BadValue, Connection, EntryFunction, ProgramError
-from rlvr_core.verifiers.code.eager import Failed, Speculation, compile_test, runtime
+from rlvr_core.sandbox.codec import ReplayIterator
+from rlvr_core.verifiers.code.calls import BadValue, Connection, EntryFunction, ProgramError, ProgramIterator
+from rlvr_core.verifiers.code.eager import CALLS_CAP, Failed, Speculation, compile_test, runtime
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
 # Standard-library names MBPP's tests use bare, as they could once the program had imported them: resolved
@@ -243,10 +245,13 @@ def run_tests(session: Session, plan: TestPlan) -> Verdict | _Partial:
         return Verdict("failed", f"in the setup code: {exc}"[:300], 0, n)
     passed, failures = 0, []
     for index, (source, code) in enumerate(zip(plan.sources, plan.codes)):
+        conn.speculation.too_large = None
         try:
             exec(code, env)  # noqa: S102 - dataset code, trusted
-            passed += 1
-            continue
+            if conn.speculation.too_large is None:
+                passed += 1
+                continue
+            why = "exceeded a bound"
         except Failed:
             why = "is false"
         except SessionEnded:
@@ -255,7 +260,7 @@ def run_tests(session: Session, plan: TestPlan) -> Verdict | _Partial:
             why = str(exc)
         except Exception as exc:  # noqa: BLE001 - e.g. comparing a returned str with <
             why = f"raised {type(exc).__name__}: {exc}"
-        failures.append(f"test {index + 1} ({source.strip()[:100]}) {why}"[:240])
+        failures.append(f"test {index + 1} ({source.strip()[:100]}) {conn.speculation.too_large or why}"[:240])
     if not failures:
         return Verdict("passed", f"all {n} tests passed", n, n)
     return Verdict("failed", f"{passed} of {n} tests passed; first failure: {failures[0]}", passed, n)
@@ -264,8 +269,9 @@ def run_tests(session: Session, plan: TestPlan) -> Verdict | _Partial:
 def evaluate(sandbox: Sandbox, program: str, plan: TestPlan, expressions: Sequence[str], timeout_s: float = 5.0,
              memory_mb: int = 1024) -> list[tuple[str, Any]]:
     """Each expression's value, computed here with the program's entries served as in `grade`: ("value", v)
-    or ("error", why). Expressions after one that ended the program are ("error", "ended"). For tools that
-    need a trusted program's answers (the hidden-test generator), not for grading."""
+    or ("error", why); an iterator the program returns is read here, up to CALLS_CAP items (a `ReplayIterator`).
+    Expressions after one that ended the program are ("error", "ended"). For tools that need a trusted
+    program's answers (the hidden-test generator), not for grading."""
     out: list[tuple[str, Any]] = []
     with sandbox.serve(program, setup=plan.setup, timeout_s=timeout_s, memory_mb=memory_mb) as session:
         try:
@@ -277,7 +283,10 @@ def evaluate(sandbox: Sandbox, program: str, plan: TestPlan, expressions: Sequen
             env.update(test_globals(plan, conn))
             for expression in expressions:
                 try:
-                    out.append(("value", eval(compile(expression, "<expression>", "eval"), env)))  # noqa: S307
+                    value = eval(compile(expression, "<expression>", "eval"), env)  # noqa: S307
+                    if isinstance(value, ProgramIterator):  # read now: it ends with the session
+                        value = ReplayIterator([*itertools.islice(value, CALLS_CAP)], value.finished())
+                    out.append(("value", value))
                 except (SessionEnded, SetupFailed):
                     raise
                 except Exception as exc:  # noqa: BLE001
