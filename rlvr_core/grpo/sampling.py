@@ -1,7 +1,7 @@
 """What a rollout samples: each problem's prompt text, its stop strings, and the seed of every sample.
 
 Prompt: `data.prompt_template` filled with the dataset's prompt text
-(`Source.prompt_text`; MBPP shows its asserts, as the benchmark prompt does).
+(`Source.prompt_text`; MBPP shows its first assert, the benchmark prompt all three).
 
 Stop strings: the dataset's own (`Source.stop`, MBPP's `[DONE]`) plus the
 template's header on a new line. A template "Question: {prompt}\\nAnswer: ..."
