@@ -8,8 +8,7 @@ official or challenge assert that calls an entry function with literal
 arguments is a template (`templates.py`); its arguments are mutated inside
 the domain every official and challenge call shares (`domain.py`: types,
 signs, lengths, order, relations between arguments); the reference answers
-the new call in two sandboxes (two interpreters, two hash seeds: only
-identical answers are kept), and the assert is rewritten in the same form.
+the new call, and the assert is rewritten in the same form.
 
 A candidate becomes a hidden test only if:
 - the reference passes every official and challenge test (else the problem
@@ -18,13 +17,18 @@ A candidate becomes a hidden test only if:
   answer (`OutputShape`: a None among bools, an unsorted tuple among sorted
   ones is the reference's accident, not the task);
 - every known-correct program of the problem (written for problems whose
-  reference has bugs inside the domain) passes the rewritten assert;
-- its answer differs from every official test's answer ("novel": no
-  program that answers with shown answers passes it), or, where too few
-  answers can differ (bools, a few labels), it differs from the answer of
-  the nearest official call by two measures ("contrast": repr similarity,
-  distance of the numbers and lengths), filled in alternating answers.
-Finally the reference must pass its own tests and all the new ones.
+  reference has bugs inside the domain) passes the written assert;
+- the reference passes the written assert again in a second sandbox (another
+  interpreter, another hash seed: an answer that depends on set order or on
+  chance fails there).
+Which are kept: those whose answer differs from every official test's
+("novel": no program answering with shown answers passes one). Where too
+few answers can (bools, a few labels), tests whose answer differs from the
+nearest official call's by two measures (repr similarity, distance of the
+numbers and lengths) alternate with tests whose answer agrees with it, with
+two different answers at least: a program answering as the nearest call,
+the other way, or always the same fails one. Finally the reference must pass
+its own tests and all the new ones, graded as a reward is.
 
 Deterministic per problem id (a seeded generator); `HIDDEN_TESTS_VERSION`
 changes whenever the output would, so caches built by an older generator are
@@ -77,7 +81,7 @@ def hidden_test_count() -> int:
 @dataclass(frozen=True)
 class Generated:
     """The hidden tests of one problem, why there are fewer than asked (empty when all were found), and how many
-    are contrast tests (their answer is one a shown test has)."""
+    answer as some official test does (bools, a few labels: see the module docstring)."""
 
     tests: tuple[str, ...]
     note: str = ""
