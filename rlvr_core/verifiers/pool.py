@@ -17,11 +17,24 @@ before every item, which costs no IPC.
 Safe to use from any thread (no signals, spawn start method); one batch at a
 time per pool (calls are serialised by a lock). A pool scores in one mode:
 `strict=True` for training rewards, the default reference mode for evaluation.
+
+Why a memory limit: the code grader evaluates tests here, on values a model's
+program returned, and a test can expand one (`set(f())` over a returned
+range(0, 10**12) reached 3 GB in 10 s; `'x' * f()`). Each worker runs with
+RLIMIT_DATA at `memory_mb` (its heap and anonymous mappings; about 260 MB
+in use once every verifier is loaded): an allocation past it raises
+MemoryError inside the item, which scores 0 ("raised MemoryError" in its
+test, or "error"), and the worker grades the next item. The codec refuses
+the expansions it can see beforehand (`sandbox/codec.py`: a range longer
+than EXPANSION_CAP fails its test as too large, without allocating); the
+limit is for the rest. A worker the limit does not save (a MemoryError
+outside an item) dies and is replaced like any other.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
+import resource
 import threading
 import time
 from collections import deque
@@ -34,10 +47,21 @@ from rlvr_core.verifiers.base import Score, verify
 
 _FLUSH_S = 0.05
 _IDLE = -1.0
+WORKER_MEMORY_MB = 2048  # RLIMIT_DATA of each worker (see the module docstring)
 
 
-def _worker_main(conn: Connection, progress: Any, slot: int, strict: bool) -> None:
+def _limit_memory(memory_mb: int | None) -> None:
+    """Cap this process's data segment (heap and anonymous mappings) at `memory_mb`; the hard limit stays, so a
+    process it starts (the sandbox's zygote) can lift the cap for itself."""
+    if memory_mb is not None:
+        hard = resource.getrlimit(resource.RLIMIT_DATA)[1]
+        limit = memory_mb << 20
+        resource.setrlimit(resource.RLIMIT_DATA, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+
+
+def _worker_main(conn: Connection, progress: Any, slot: int, strict: bool, memory_mb: int | None) -> None:
     """Receive chunks [(index, completion, problem)], send back [(index, Score)] as they finish."""
+    _limit_memory(memory_mb)
     while True:
         try:
             chunk = conn.recv()
@@ -61,10 +85,10 @@ def _worker_main(conn: Connection, progress: Any, slot: int, strict: bool) -> No
 class _Worker:
     """One worker process and the chunk it is working on."""
 
-    def __init__(self, ctx: Any, progress: Any, slot: int, strict: bool) -> None:
+    def __init__(self, ctx: Any, progress: Any, slot: int, strict: bool, memory_mb: int | None) -> None:
         self.slot = slot
         self.conn, child_conn = ctx.Pipe()
-        self.process = ctx.Process(target=_worker_main, args=(child_conn, progress, slot, strict), daemon=True)
+        self.process = ctx.Process(target=_worker_main, args=(child_conn, progress, slot, strict, memory_mb), daemon=True)
         self.process.start()
         child_conn.close()
         self.pending: set[int] = set()
@@ -76,17 +100,24 @@ class _Worker:
 
 
 class VerifierPool:
-    """A reusable pool; use as a context manager so workers (and their sandboxes) are reaped."""
+    """A reusable pool; use as a context manager so workers (and their sandboxes) are reaped.
 
-    def __init__(self, workers: int = 2, timeout_s: float = 10.0, max_chunk: int = 64, strict: bool = False) -> None:
+    `memory_mb`: each worker's data-segment limit (None: none), see the module docstring."""
+
+    def __init__(self, workers: int = 2, timeout_s: float = 10.0, max_chunk: int = 64, strict: bool = False,
+                 memory_mb: int | None = WORKER_MEMORY_MB) -> None:
         if workers < 1:
             raise ValueError(f"VerifierPool(workers={workers}) must be >= 1")
         if timeout_s <= 0:
             raise ValueError(f"VerifierPool(timeout_s={timeout_s}) must be > 0")
+        if memory_mb is not None and memory_mb < 512:
+            raise ValueError(f"VerifierPool(memory_mb={memory_mb}) must be >= 512 (a worker holds about 260 MB once "
+                             "every verifier is loaded) or None for no limit")
         self.workers = workers
         self.timeout_s = timeout_s
         self.max_chunk = max_chunk
         self.strict = strict
+        self.memory_mb = memory_mb
         self._ctx = mp.get_context("spawn")
         self._progress = self._ctx.Array("d", [_IDLE] * (2 * workers), lock=False)
         self._pool: list[_Worker] = []
@@ -102,7 +133,8 @@ class VerifierPool:
 
     def _ensure_started(self) -> None:
         if not self._pool:
-            self._pool = [_Worker(self._ctx, self._progress, slot, self.strict) for slot in range(self.workers)]
+            self._pool = [_Worker(self._ctx, self._progress, slot, self.strict, self.memory_mb)
+                          for slot in range(self.workers)]
 
     def close(self) -> None:
         """Stop every worker; the pool can be started again by the next batch."""
@@ -122,7 +154,7 @@ class VerifierPool:
         worker.kill()
         self.restarts += 1
         self._progress[2 * worker.slot] = _IDLE
-        fresh = _Worker(self._ctx, self._progress, worker.slot, self.strict)
+        fresh = _Worker(self._ctx, self._progress, worker.slot, self.strict, self.memory_mb)
         self._pool[worker.slot] = fresh
         return fresh
 

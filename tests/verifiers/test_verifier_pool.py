@@ -45,6 +45,34 @@ def test_a_worker_that_died_between_batches_is_replaced_and_the_next_batch_is_sc
         assert [s.status for s in scores] == ["correct", "wrong"] and pool.restarts == 1
 
 
+def code_problem(test: str) -> Problem:
+    return Problem("c3", "t", "f", json.dumps({"tests": [test], "setup": "", "entry": "f"}), "code", extra={"timeout_s": 30})
+
+
+BOMBS = [  # (program, test): a value the test expands past the grader's bounds
+    ("def f():\n    return range(0, 10**12)", "assert len(set(f())) > 0"),  # refused before it expands: too large
+    ("def f():\n    return 10**9", "assert len('x' * f()) > 0"),  # a gigabyte string: past the worker's memory limit
+    ("def f():\n    return 2 * 10**7", "assert len(list(range(f()))) > 0"),  # grown item by item up to the limit
+]
+
+
+def test_a_value_the_test_expands_past_the_bound_scores_0_and_the_worker_grades_the_next_item() -> None:
+    """Issue 41: the grader is trusted code on untrusted values; its own memory is bounded too."""
+    bombs = [(f"```python\n{program}\n```", code_problem(test)) for program, test in BOMBS]
+    right = ("```python\ndef f():\n    return 3\n```", code_problem("assert len('x' * f()) == 3"))
+    with VerifierPool(workers=1, memory_mb=512) as pool:
+        scores = pool.verify_batch([item for bomb in bombs for item in (bomb, right)])
+    for bomb, after in zip(scores[::2], scores[1::2]):
+        assert bomb.reward == 0.0 and ("too large" in bomb.detail or "MemoryError" in bomb.detail), bomb
+        assert after.status == "correct"
+    assert pool.restarts == 0
+
+
+def test_a_memory_limit_below_what_a_worker_needs_is_refused_naming_the_fix() -> None:
+    with pytest.raises(ValueError, match=r"memory_mb=100\) must be >= 512"):
+        VerifierPool(memory_mb=100)
+
+
 def test_pool_works_from_a_non_main_thread() -> None:
     result: list[Score] = []
     with VerifierPool(workers=1) as pool:
