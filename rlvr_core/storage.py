@@ -18,10 +18,17 @@ Promises:
   the URI and endpoint and what to check; botocore's connect timeout and retry
   budget are lowered for that.
 
+- Locally, what the store writes is its owner's alone: files 0600, the
+  folders it creates 0700. A dataset holds reference solutions and hidden
+  tests; a sandboxed program running as another uid on the same file system
+  (the code sandbox's host mode without namespaces) must not read them.
+
 Where it stops: `put_dir` is atomic locally (copy to a temporary folder, then
 rename); on S3 there is no folder rename, so files appear one by one (new
 files first, stale ones deleted last) and a caller that needs an
-all-or-nothing folder writes its own manifest or marker file last.
+all-or-nothing folder writes its own manifest or marker file last. Files and
+folders written before these modes keep theirs (`chmod -R go-rwx` on the
+store fixes them); `get_dir` copies out with the caller's umask.
 """
 
 from __future__ import annotations
@@ -133,9 +140,10 @@ class Store:
             return
         target = Path(self._fs_path(path))
         with self._errors("write", path):
-            target.parent.mkdir(parents=True, exist_ok=True)
+            _make_private_dirs(target.parent)
         try:
             with atomic_file(target) as fh:
+                os.fchmod(fh.fileno(), PRIVATE_FILE)
                 for chunk in chunks:
                     fh.write(chunk)
         except OSError as exc:
@@ -153,8 +161,9 @@ class Store:
             return
         target = Path(self._fs_path(path))
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            _make_private_dirs(target.parent)
             with open(local_file, "rb") as source, atomic_file(target) as fh:
+                os.fchmod(fh.fileno(), PRIVATE_FILE)
                 shutil.copyfileobj(source, fh, length=1 << 20)
         except OSError as exc:
             raise self._error("upload", path, exc) from None
@@ -219,8 +228,9 @@ class Store:
         target = Path(self._fs_path(path))
         tmp, old = temp_path(target), temp_path(target)
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            _make_private_dirs(target.parent)
             shutil.copytree(local_dir, tmp)
+            _make_private(tmp)
             if target.exists():
                 os.replace(target, old)
             os.replace(tmp, target)
@@ -324,6 +334,35 @@ def _normalise_root(root: str) -> str:
             f"store URI {root!r} has an unsupported scheme. Fix: use a local path or s3://bucket/prefix."
         )
     return str(Path(root).expanduser().resolve())
+
+
+PRIVATE_FILE, PRIVATE_DIR = 0o600, 0o700
+
+
+def _make_private_dirs(folder: Path) -> None:
+    """`folder` and its missing parents, each created 0700 (`mkdir(parents=True)` leaves parents to the umask)."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        try:
+            path.mkdir(mode=PRIVATE_DIR)
+        except FileExistsError:  # made meanwhile by another writer
+            continue
+        os.chmod(path, PRIVATE_DIR)  # whatever the umask
+
+
+def _make_private(tree: Path) -> None:
+    """Every folder of `tree` 0700, every file 0600 (a copied folder keeps its source's modes)."""
+    os.chmod(tree, PRIVATE_DIR)
+    for root, dirs, files in os.walk(tree):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), PRIVATE_DIR)
+        for name in files:
+            path = os.path.join(root, name)
+            if not os.path.islink(path):  # a link's target is not the store's to change
+                os.chmod(path, PRIVATE_FILE)
 
 
 def _join(*parts: str) -> str:
