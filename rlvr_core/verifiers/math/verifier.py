@@ -6,13 +6,16 @@ extraction rules as a completion. When the problem asks for a percentage
 ("What percent of ...?"), a plain-number gold is a percentage (`math_percent`).
 
 Statuses: "correct" (reward 1), "wrong" (including a "false chain" such as
-`2 + 2 = 5` and "several answers" for a single gold), "unparsed" (no single
-committed answer: none at all, or one refused as a hedge, negated, a partial
-box, an unclosed `<think>` or box; or an answer not readable as math),
-"timeout" (the symbolic step ran past its limit), "error" (the problem has no
-gold). The detail of a score of 0 starts with the reason ("hedge: ...",
-"negated: ...", "partial box: ...", "unclosed think: ..."). Model output
-never raises. The strict and reference modes score math alike.
+`2 + 2 = 5`, "several answers" for a single gold, and a unit the gold's
+cannot be converted to), "unparsed" (no single committed answer: none at
+all, or one refused as a hedge, negated, a bound, disowned, retracted or
+contradicted by later text, a partial box, an unclosed `<think>` or box, or
+text addressed to the grader; or an answer not readable as math), "timeout"
+(the symbolic step ran past its limit), "error" (the problem has no gold).
+The detail of a score of 0 starts with the reason ("hedge: ...", "negated:
+...", "bound: ...", "retracted: ...", "partial box: ...", "addressed to the
+grader: ..."). Model output never raises. The strict and reference modes
+score math alike (docs/SECURITY.md, "Math rewards", says why).
 """
 
 from __future__ import annotations
