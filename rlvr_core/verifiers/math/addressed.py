@@ -50,6 +50,9 @@ _ADDRESSED = re.compile(
             r"</?(?:system|user|assistant|instruction|grader|admin|developer)>",
             r"\b(?:solution|answer|grading|marking)\s+key\b",
             r"\b(?:checking|grading|marking|scoring|evaluation|judging)\s+(?:system|pipeline|harness|script|program|code|model|bot)\b",
+            r"\b(?:grading|grader|evaluation|evaluator|checker|marking|scoring|reviewer)\s+(?:hint|note|notes|comment|instructions?|"
+            r"guidance|guide|tip)s?\b",
+            r"\b(?:checker|grader|evaluator|verifier|judge|marker|reviewer|scorer|autograder)s?\s*:",
             r"\b(?:the|an?)\s+(?:answer\s+)?key\s+(?:says|states|lists|gives|shows|has|reads)\b",
             r"[\"'](?:score|correct|reward|grade|label|verdict|is_correct|pass|passed|accepted)[\"']\s*:",
             r"\b(?:dear|attention|attn\b:?)\s+(?:grader|evaluator|checker|reviewer|marker|examiner|assessor|judge|scorer|verifier)s?\b",
@@ -90,7 +93,7 @@ _DISOWNING = re.compile(
             r"(?:(?:only|just|merely|simply|a|an|the|for)\s+){0,3}(?:not\b|wrong|incorrect|invalid|void|ignored|irrelevant|"
             r"placeholders?|examples?|templates?|illustrations?|dummy|decoys?|tests?|drafts?|typos?|jokes?|formatting|a\s+format|"
             r"format|practice|show|display|demonstration|stand-?ins?|stubs?|mock-?ups?|fillers?|temporary|provisional|tentative|"
-            r"unverified|scratch)",
+            r"unverified|scratch|illustrative|hypothetical|decorative|for\s+show)",
             r"\b(?:that|this|it)\s+(?:was|is)\s+(?:just\s+|only\s+|merely\s+)?(?:my|a|an|the)\s+(?:\w+\s+)?"
             r"(?:draft|guess|placeholder|first\s+attempt|estimate|example|typo)\b",
             r"\b(?:dummy|placeholder|decoy|filler|mock)\s+(?:value|answer|box|number)\b",

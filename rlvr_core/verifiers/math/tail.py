@@ -64,7 +64,7 @@ _STRONG = re.compile(
 )
 _WEAK = re.compile(
     r"\b(?:wait|actually|really|in\s+fact|in\s+reality|truly|hmm+|err+|erm|uh+|um+|oh+|ah+|aha|whoa|nah|hold\s+on|hang\s+on"
-    r"|realiz(?:e|ed|ing)|now\s+I\s+see|I\s+see\s+now|turns\s+out|forg[eo]t\w*|overlook\w*|missed|omitted|left\s+out|neglect\w*"
+    r"|(?:over|under|double)-?count\w*|off\s+by|realiz(?:e|ed|ing)|now\s+I\s+see|I\s+see\s+now|turns\s+out|forg[eo]t\w*|overlook\w*|missed|omitted|left\s+out|neglect\w*"
     r"|(?:didn't|did\s+not)\s+(?:count|include|consider|see|notice|account)|skipped|re-?read\w*|re-?examin\w*|re-?deriv\w*"
     r"|revisit\w*|retry\w*|re-?ran|re-?run|closer\s+look|another\s+look|sorry|apolog\w*|pardon|excuse\s+me"
     r"|amend\w*|adjust(?:ed|ing|ment)|update[ds]?|chang(?:e|ed|ing)\s+(?:it|that|this|the\s+answer)|ought\s+to\s+be|on\s+(?:second|further)\s+thought|no(?=\s*[,.:;!\u2014\-])|nope|instead(?!\s+of)"
@@ -110,6 +110,8 @@ _OBJECT = re.compile(
     r"\s*\$?\s*$",
     re.IGNORECASE,
 )
+# A value named only to be ruled out ("not 16 as one might think") is not offered.
+_NEGATED_BEFORE = re.compile(r"(?:(?<!\bif\s)\bnot|n't|\bnever|\brather\s+than|\binstead\s+of|\bother\s+than)\s*\$?\s*$", re.IGNORECASE)
 _NAME = re.compile(r"[A-Za-z](?:_\{?[A-Za-z0-9]{1,3}\}?)?'?")
 _EQUIVALENTLY = re.compile(
     r"\s*,?\s*(?:equivalently|in\s+other\s+words|that\s+is|i\.e\.|simplified|in\s+simplest\s+form|in\s+decimal\s+form|"
@@ -138,6 +140,11 @@ _CLAUSE_END = re.compile(
 _REJECTED_LATER = re.compile(
     r"[\s$,)]*(?:which\s+)?(?:is|are|was|were|gets|get|being)\s+(?:\w+\s+)?(?:rejected|excluded|discarded|invalid|extraneous|impossible|"
     r"ruled\s+out|not\s+(?:valid|allowed|possible|a\s+solution))",
+    re.IGNORECASE,
+)
+_AFFIRMED = re.compile(
+    r"[\s$)]*(?:is|was|would\s+be|seems|must\s+be)\s+(?:\w+\s+)?(?:right|correct|the\s+(?:right|correct|real|true|actual)\s+"
+    r"(?:answer|one|value|count|total))\b",
     re.IGNORECASE,
 )
 _OPERATOR_BEFORE = re.compile(r"(?:[=+\-*/\u00d7\u00b7^]|\\(?:cdot|times|div|pm))\s*\$?\s*$")
@@ -201,7 +208,8 @@ def later_refusal(text: str, end: int, answer: str, items: list[tuple[int, int, 
         stop = cue.start() if cue.group(0) == "?" else min(sentence_ends[i], cue.end() + _NEAR)
         j = max(bisect.bisect_left(starts, begin), read + 1)
         while j < len(items) and items[j][0] < stop:
-            if other(items[j]) and not _ARGUMENT.search(text, max(end, items[j][0] - 12), items[j][0]):
+            if other(items[j]) and not _ARGUMENT.search(text, max(end, items[j][0] - 12), items[j][0]) \
+                    and not _NEGATED_BEFORE.search(text, max(end, items[j][0] - 16), items[j][0]):
                 return f"hedge: {cue.group(0)!r} offers {items[j][2][:30]!r} after the answer"
             read = j
             j += 1
@@ -225,9 +233,11 @@ def _later_value(text: str, end: int, items: list[tuple[int, int, str]], other) 
         for boundary in _BOUNDARY.finditer(window):
             pass
         lead = window[boundary.end() :] if boundary else (window if start - end <= 80 else "x" * 81)
+        if _AFFIRMED.match(text, stop):
+            return f"contradicted: {content[:30]!r} is said to be right after the answer"
         if not _LEAD_IN.fullmatch(_MARKUP.sub(" ", lead).strip()):
             continue
-        if _OPERATOR_BEFORE.search(window) or _EQUIVALENT_BEFORE.search(window):
+        if _OPERATOR_BEFORE.search(window) or _EQUIVALENT_BEFORE.search(window) or _NEGATED_BEFORE.search(window):
             continue  # a computation, or a rewriting that `_unequal_rewriting` checked
         if _CLAUSE_END.match(text, stop) is None or _REJECTED_LATER.match(text, stop) or _enumerated(text, items, k):
             continue
