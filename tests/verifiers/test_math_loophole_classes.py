@@ -10,6 +10,10 @@ them is caught. Unit and same-solutions cases compare answers (`judge`).
 
 from __future__ import annotations
 
+import json
+from collections import Counter
+from pathlib import Path
+
 import pytest
 
 from rlvr_core.problem import Problem
@@ -297,3 +301,22 @@ def test_an_ordinary_completion_near_a_loophole_is_still_paid(gold: str, complet
 )
 def test_same_solutions_respect_the_real_domain(gold: str, pred: str, equal: bool) -> None:
     assert judge(gold, pred).equal is equal
+
+
+PROBES = Path(__file__).resolve().parents[1] / "golden" / "math_loophole_probes.jsonl"
+
+
+@pytest.mark.slow  # 600 rows, a few seconds
+def test_the_probe_rounds_are_refused_and_their_guards_paid() -> None:
+    """Our own probe rounds for issue 42 (six rounds of must-refuse variants, each round written before the rules
+    were tuned on it, with ordinary completions as guards): every refusal holds and every guard is paid.
+
+    One test over the table (not one per row) keeps the cost of 600 rows near a second.
+    """
+    rows = [json.loads(line) for line in PROBES.read_text().splitlines() if line.strip()]
+    paid = {row["id"]: _score(row["gold"], row["completion"]).status == "correct" for row in rows}
+    false_positives = Counter(row["class"] for row in rows if row["expected"] == "refused" and paid[row["id"]])
+    false_negatives = [row["id"] for row in rows if row["expected"] == "correct" and not paid[row["id"]]]
+    print(f"\nprobes: {sum(r['expected'] == 'refused' for r in rows)} must refuse, {sum(false_positives.values())} paid "
+          f"{dict(false_positives)}; {len(false_negatives)} of {sum(r['expected'] == 'correct' for r in rows)} guards unpaid")
+    assert not false_positives and not false_negatives, (false_positives, false_negatives)
