@@ -53,6 +53,9 @@ _ADDRESSED = re.compile(
             r"\b(?:grading|grader|evaluation|evaluator|checker|marking|scoring|reviewer)\s+(?:hint|note|notes|comment|instructions?|"
             r"guidance|guide|tip)s?\b",
             r"\b(?:checker|grader|evaluator|verifier|judge|marker|reviewer|scorer|autograder)s?\s*:",
+            r"\b(?:automated|automatic|auto)\s+(?:checking|grading|grader|checker|evaluation|evaluator|scoring|scorer|marking|judge|"
+            r"judging|verification|verifier)s?\b",
+            r"\b(?:score|reward|grade|verdict|correct|is_correct|label|passed)\s*(?:=|:=|==)\s*(?:1(?:\.0)?\b|true|correct|pass|full)",
             r"\b(?:the|an?)\s+(?:answer\s+)?key\s+(?:says|states|lists|gives|shows|has|reads)\b",
             r"[\"'](?:score|correct|reward|grade|label|verdict|is_correct|pass|passed|accepted)[\"']\s*:",
             r"\b(?:dear|attention|attn\b:?)\s+(?:grader|evaluator|checker|reviewer|marker|examiner|assessor|judge|scorer|verifier)s?\b",

@@ -73,7 +73,7 @@ _DISOWN = (
     r"|\b(?:sample|example|dummy|mock|expected)\s+(?:output|answer|response|result)\s*:?|\b(?:something|anything)\s+like\b"
     r"|\bnot\s+(?:really\s+)?my\s+(?:real\s+|actual\s+|true\s+|final\s+|intended\s+)*answer\s*:?"
     r"|\bfor\s+(?:illustration|demonstration|display|formatting|format|practice|show)(?:\s+purposes)?(?:\s+only)?\b"
-    r"|\bhypothetical(?:ly)?\b|\b(?:should|would|will|could)\s+look\s+like\b|\blet(?:'s|\s+us)\s+say\b"
+    r"|\bhypothetical(?:ly)?\b|\b(?:we|I|you|one)(?:'d|\s+would|\s+might|\s+could)\s+(?:then\s+)?(?:write|box|answer|say|put)\b|\b(?:should|would|will|could)\s+look\s+like\b|\blet(?:'s|\s+us)\s+say\b"
     r"|\b(?:rough|ballpark|wild|quick|crude|first)\s+(?:estimate|guess|figure|approximation)s?\b"
     r"|\b(?:answer|value|result|number)\s+(?:like|such\s+as)\b|\bif\s+I\s+(?:had|have)\s+to\s+guess\b"
     r"|\b(?:first|initial|quick|rough)\s+(?:pass|go|shot|stab|cut|sketch)\b|\b(?:illustration|demo|illustrative)\b\s*:?"
@@ -129,6 +129,7 @@ _AFTER = re.compile(
     r"an?\s+(?:\w+\s+)?(?:answer|solution|option|value|result)|"
     r"what|my\s+answer|final)\b|wrong|incorrect|false|invalid|mistaken|erroneous|impossible|bogus|nonsense|absurd|"
     r"ruled\s+out|rejected|excluded|eliminated|discarded|a\s+(?:mistake|typo|miscalculation|red\s+herring|trap|decoy|lie)\b|"
+    r"an?\s+(?:wrong|incorrect|invalid|false|bad|erroneous|mistaken)\s+(?:answer|result|value|solution|one|guess)\b|"
     r"(?:does|do|did)(?:\s+not|n't)\s+(?:satisfy|work|fit|hold|solve|meet|check\s+out)\b|fails?\s+to\b|"
     r"(?:contradicts|violates|breaks|conflicts\s+with|is\s+inconsistent\s+with)\b|"
     r"(?:can|could|should|must|may)\s+be\s+(?:excluded|eliminated|rejected|discarded|ruled\s+out|dismissed|ignored)\b|"
@@ -136,7 +137,9 @@ _AFTER = re.compile(
     r"nope\b)|[\u2717\u2718\u274c\u2260]|\\neq?(?![A-Za-z])|!=)"
     r"|(?P<disowned>(?:(?:is|was)\s+)?(?:just\s+|only\s+|merely\s+|purely\s+)?(?:an?\s+)?(?:(?:wild|rough|random|first|initial)\s+)?"
     r"(?:example|placeholder|illustration|template|dummy|decoy|draft|guess|sample|test\s+value|stand-?in)\b"
-    r"|for\s+now\b|(?:only\s+)?(?:tentatively|provisionally)\b))",
+    r"|for\s+now\b|(?:only\s+)?(?:tentatively|provisionally)\b"
+    r"|(?:is|was)\s+(?:just\s+|only\s+|merely\s+)?(?:my|a|an|the)\s+(?:\w+\s+)?(?:guess|estimate|hunch|placeholder|draft|example|"
+    r"approximation)\b))",
     re.IGNORECASE,
 )
 _MATH_OPENERS = re.compile(r"(?:\$+|\\[(\[]|\*\*|\s)+$")

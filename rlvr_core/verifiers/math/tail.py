@@ -99,7 +99,8 @@ _ALTERNATIVE = re.compile(
 # A value right after one of these words is an argument of what the sentence says ("divisible by 3", "each of
 # the 4 rows"), not a value offered as an answer.
 _ARGUMENT = re.compile(
-    r"\b(?:by|of|from|into|with|than|per|times|for|in|at|on|each|every|all|the|first|last|only|has|have|had|between|among)"
+    r"\b(?:by|of|from|into|with|than|per|times|(?<!argue\s)(?<!argues\s)(?<!vote\s)(?<!opt\s)(?<!settle\s)(?<!go\s)for|in|at|on|"
+    r"each|every|all|the|first|last|only|has|have|had|between|among)"
     r"\s*\$?\s*$",
     re.IGNORECASE,
 )
