@@ -33,12 +33,13 @@ export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export PREFECT_LOGGING_EXTRA_LOGGERS := rlvr_core
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install lock lock-gpu demo test test-fast up down clean help
+.PHONY: install lock lock-gpu demo test test-fast gpu-smoke up down clean help
 
 help:
 	@echo "make demo   - build the tiny model and offline data, run train-and-eval on CPU, print the report"
 	@echo "make test   - run the whole test suite (same as CI)"
 	@echo "make test-fast - the edit loop: tests that start no server or cluster and are not marked slow"
+	@echo "make gpu-smoke - what only a GPU can break, in 7 minutes, without installing (docs/GPU.md)"
 	@echo "make up     - local Prefect server + worker + prefect deploy --all"
 	@echo "make down   - stop what make up started"
 	@echo "make lock   - re-resolve requirements/cpu.lock from pyproject.toml (newest allowed versions), then run make test"
@@ -103,6 +104,13 @@ test: $(STAMP)
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "not slow" --ignore=tests/integration
+
+# No install: a GPU host lent for minutes runs it with its own torch and transformers (the venv's when there is one)
+# and the few wheels docs/GPU.md says to carry. ARGS go to the command, e.g. ARGS="--phases trainer,sync".
+SMOKE_PY ?= $(if $(wildcard $(BIN)/python),$(BIN)/python,python3)
+
+gpu-smoke:
+	HF_HUB_OFFLINE=1 $(SMOKE_PY) -m benchmarks.gpu_smoke $(ARGS)
 
 up: $(STAMP)
 	PATH=$(CURDIR)/$(BIN):$$PATH bash deployments/up.sh
