@@ -157,7 +157,7 @@ def test_docs_gpu_lists_every_carried_package():
 def test_a_phase_brings_what_it_needs_and_runs_in_the_canonical_order():
     assert [p.name for p in select(["recompute"])] == ["model", "trainer", "generation", "sync", "recompute"]
     assert [p.name for p in select(["tiny", "facts"])] == ["facts", "tiny"]
-    with pytest.raises(ValueError, match=r"unknown phase\(s\) \['gpu'\]; choose from \['facts'"):
+    with pytest.raises(ValueError, match=r"unknown phase\(s\) \['gpu'\]; choose from \['plan'"):
         select(["gpu"])
 
 

@@ -9,8 +9,8 @@ test", lists them). Ray, Prefect and vLLM are not needed; when vLLM is installed
 
 Phases, most informative first, each timed, time-limited and written to results.json as it finishes
 (`phases.py`; `runner.py` for the budget, the limits and the file):
-  facts       device, driver, versions, packages; a bf16 matmul on the device;
   plan        the device plan for this machine (NVML must see the GPUs CUDA sees) and the gsm8k estimate;
+  facts       device, driver, versions, packages; a bf16 matmul on the device;
   model       Qwen3-1.7B's exact shape from random weights, built in code (shape.py), saved in bf16;
   trainer     GRPO steps in bf16 autocast with the project's trainer, loss and micro-batching at the gsm8k
               config's settings; peak CUDA memory against `rlvr_core.devices.memory`'s estimate;

@@ -127,7 +127,8 @@ def facts(ctx: Smoke) -> Outcome:
 def plan(ctx: Smoke) -> Outcome:
     """The device plan for this machine: the shipped gsm8k config (split layout: refused on one GPU, with the
     fix) and the one-GPU layout (trainer + sleeping vLLM engine) with its engine share, plus the trainer
-    memory estimate at this GPU's size. Fails when NVML (what the plan reads) and CUDA disagree on the GPUs."""
+    memory estimate at this GPU's size. Fails when NVML (what the plan reads) and CUDA disagree on the GPUs,
+    or when the gsm8k trainer would not fit."""
     from rlvr_core.config import load_config
     from rlvr_core.devices import DevicePlanError, plan_devices, render_plan, topology
     from rlvr_core.devices.memory import architecture_of, estimate_training_memory
@@ -160,7 +161,10 @@ def plan(ctx: Smoke) -> Outcome:
     figures["gsm8k_one_gpu"] = render_plan(shared).splitlines()
     capacity = torch.cuda.mem_get_info()[1]
     estimate = estimate_training_memory(one_gpu, architecture_of(one_gpu.model.name_or_path))
-    figures.update(estimate_gib=round(estimate.total / GIB, 1), capacity_gib=round(capacity / GIB, 1),
-                   estimate_fits=estimate.fits(capacity))
+    figures.update(estimate_gib=round(estimate.total / GIB, 1), capacity_gib=round(capacity / GIB, 1))
+    if not estimate.fits(capacity):
+        raise CheckFailed(f"the gsm8k trainer needs about {figures['estimate_gib']} GiB, this GPU has "
+                          f"{figures['capacity_gib']} GiB (python -m rlvr_core.devices.memory gsm8k shows the parts "
+                          "and the fix)", figures)
     return Outcome(f"{len(node.gpus)} GPU(s); one-GPU layout {shared.layout}, engine share {ctx.engine_share}; "
                    f"gsm8k trainer estimate {figures['estimate_gib']} of {figures['capacity_gib']} GiB", figures)

@@ -6,9 +6,10 @@ from . import generation, machine, tiny, training
 from .runner import Phase
 
 PHASES: tuple[Phase, ...] = (
+    # The plan first: it reads the GPUs through NVML as a run does, before this process has touched them.
+    Phase("plan", "the device plan sees the GPUs CUDA sees and plans the one-GPU layout", machine.plan, 45),
     Phase("facts", "the device runs bf16 kernels; torch and transformers are in the project's range",
           machine.facts, 60),
-    Phase("plan", "the device plan sees the GPUs CUDA sees and plans the one-GPU layout", machine.plan, 45),
     Phase("model", "Qwen3-1.7B's shape builds from random weights with the estimate's parameter count",
           training.model, 120),
     Phase("trainer", "GRPO steps with the project's loss and micro-batches, within the memory estimate",
