@@ -118,6 +118,8 @@ def reload_perturbed(real_load):
 @pytest.mark.parametrize("broken_reload", [reload_skipped, reload_perturbed], ids=lambda f: f.__name__)
 def test_a_sync_that_does_not_land_fails_its_phase_loudly_and_the_rest_still_run(broken_reload, tmp_path,
                                                                                   monkeypatch, capsys):
+    """The bugs the probe exists for: the run exits 1, the table shows the FAIL, results.json keeps the gaps, and
+    the checkpoint phase, which needs only the trainer, still runs."""
     from benchmarks.gpu_smoke.__main__ import main
     from rlvr_core.generation.hf import HFBackend
 
@@ -132,6 +134,19 @@ def test_a_sync_that_does_not_land_fails_its_phase_loudly_and_the_rest_still_run
     assert "the weights did not land" in sync["error"], sync
     assert sync["figures"]["synced"]["max"] > sync["figures"]["tolerance"]["max"]
     assert "| sync | FAIL |" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_a_probe_that_cannot_see_a_stale_engine_fails_as_inconclusive(tmp_path):
+    """At a learning rate that moves no bf16 weight the engine is within tolerance before the reload too: the
+    check could not have caught a skipped reload, so it fails rather than pass."""
+    from benchmarks.gpu_smoke.__main__ import main
+
+    status = main(["--device", "cpu", "--steps", "2", "--learning-rate", "1e-7", "--phases", "sync",
+                   "--out", str(tmp_path), "--work-dir", str(tmp_path / "work")])
+    sync = next(p for p in results_of(tmp_path)["phases"] if p["name"] == "sync")
+    assert status == 1 and sync["status"] == "FAIL" and "inconclusive" in sync["error"], sync
+    assert sync["figures"]["stale"]["max"] <= sync["figures"]["tolerance"]["max"]
 
 
 def test_the_full_shape_is_the_architecture_the_memory_estimate_and_the_device_plan_size():
