@@ -306,12 +306,11 @@ def test_same_solutions_respect_the_real_domain(gold: str, pred: str, equal: boo
 PROBES = Path(__file__).resolve().parents[1] / "golden" / "math_loophole_probes.jsonl"
 
 
-@pytest.mark.slow  # 600 rows, a few seconds
 def test_the_probe_rounds_are_refused_and_their_guards_paid() -> None:
     """Our own probe rounds for issue 42 (seven rounds of must-refuse variants, each round written before the rules
     were tuned on it, with ordinary completions as guards): every refusal holds and every guard is paid.
 
-    One test over the table (not one per row) keeps the cost of 600 rows near a second.
+    One test over the table (not one per row) keeps the cost of 700 rows under a second.
     """
     rows = [json.loads(line) for line in PROBES.read_text().splitlines() if line.strip()]
     paid = {row["id"]: _score(row["gold"], row["completion"]).status == "correct" for row in rows}
