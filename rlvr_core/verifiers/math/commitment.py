@@ -55,7 +55,8 @@ _SUFFIX = re.compile(
 # A physical unit after a box (and its closing math delimiter), which `math_units` compares against a gold's unit.
 _UNIT_SUFFIX = re.compile(
     rf"(?:[ \t~]|\\[,;:! ])*(?:\$+|\\\))?(?:[ \t~]|\\[,;:! ])*"
-    rf"(?:\\(?:text|mathrm|mbox|textrm|textnormal)\s*\{{\s*~?\s*({UNIT_PHRASE})\s*\}}(\s*\^\s*\{{?\s*[23]\s*\}}?)?|({UNIT_PHRASE}))",
+    rf"(?:\\(?:text|mathrm|mbox|textrm|textnormal)\s*\{{\s*~?\s*({UNIT_PHRASE})\s*\}}(\s*\^\s*\{{?\s*[23]\s*\}}?)?"
+    rf"|({UNIT_PHRASE}))",
     re.IGNORECASE,
 )
 _UNIT_END = re.compile(r"\s*(?:[.,;:!?)\]]|\$|\n|$)")
@@ -63,7 +64,8 @@ _UNIT_END = re.compile(r"\s*(?:[.,;:!?)\]]|\$|\n|$)")
 _MULTIPLIER_AFTER = re.compile(
     r"(?:[ \t~]|\\[,;:! ]|\\q?quad(?![A-Za-z]))*(?:\$+|\\\))?(?:[ \t~]|\\[,;:! ])*(?:"
     r"(?:\\(?:text|mathrm|mbox|textrm|textnormal|operatorname)\s*\{\s*)?(?:thousands?|millions?|billions?|trillions?|"
-    r"hundreds?|dozens?|lakhs?|crores?|k|K|M|bn|mn|grand(?!\s+total)|per\s+mille|permille|basis\s+points?|bps|ppm|ppb)(?![A-Za-z])"
+    r"hundreds?|dozens?|lakhs?|crores?|k|K|M|bn|mn|grand(?!\s+total)|per\s+mille|permille|basis\s+points?|bps|ppm"
+    r"|ppb)(?![A-Za-z])"
     r"|(?:,|'|\u2019|\\!\s*|\{,\})[0-9]{3}(?![0-9])|,[ \t]*0[0-9]{2}(?![0-9])"
     r"|(?:x|X|\*|\u00d7|\\times|\\cdot)\s*\{?\s*10\b|[eE][+-]?[0-9]"
     r"|\(?\s*(?:in\s+)?(?:thousands|millions|billions|trillions|hundreds|tens|dozens|lakhs|crores)\b)"
@@ -75,7 +77,8 @@ _WORD_BEFORE = re.compile(
 _NUMBER_WORD = r"(?:a\s+|one\s+)?(?:ten|hundred|thousand|million|billion|two|three|four|five|six|seven|eight|nine|half|third|quarter|dozen)\b"
 _WORD_AFTER = re.compile(
     r"(?:squared|cubed|factorial|thousands?|millions?|billions?|trillions?|hundreds?|dozens?)\b"
-    r"|(?:times|plus|minus|over|divided\s+by|multiplied\s+by|to\s+the(?:\s+power(?:\s+of)?)?|raised\s+to(?:\s+the(?:\s+power(?:\s+of)?)?)?"
+    r"|(?:times|plus|minus|over|divided\s+by|multiplied\s+by|to\s+the(?:\s+power(?:\s+of)?)?"
+    r"|raised\s+to(?:\s+the(?:\s+power(?:\s+of)?)?)?"
     rf"|more\s+than|less\s+than|of)\s+(?:\$|\\\(|-?[0-9]|\\boxed|{_NUMBER_WORD})"
     r"|to\s+the\s+power|raised\s+to",
     re.IGNORECASE,

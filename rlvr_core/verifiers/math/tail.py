@@ -55,7 +55,8 @@ from rlvr_core.verifiers.math.normalize import normalize
 _STRONG = re.compile(
     r"\b(?:(?:that|this|it|which|the\s+(?:above|previous|first|boxed)(?:\s+(?:answer|box|value|one))?|my\s+(?:\w+\s+)?answer)"
     r"\s*(?:'s|is|was|are|were)\s+(?:\w+\s+)?(?:wrong|incorrect|false|invalid|a\s+mistake|an\s+error|not\s+(?:right|correct|it))"
-    r"|I\s+(?:have\s+)?(?:made|make)\s+(?:a|an)\s+(?:\w+\s+)?(?:mistake|error|slip)|(?:scratch|strike)\s+that|oops|whoops|my\s+bad"
+    r"|I\s+(?:have\s+)?(?:made|make)\s+(?:a|an)\s+(?:\w+\s+)?(?:mistake|error|slip)|(?:scratch|strike)\s+that|oops|whoops"
+    r"|my\s+bad"
     r"|never\s*mind|take\s+(?:it|that)\s+back|retract(?:ed|ing|ion)?|typo"
     r"|mis-?(?:add|calculat|count|read|typ|underst|wr[io]t|comput|judg|cop|stat|quot|appl|interpret|identif)\w*"
     r"|(?:is|was)\s+what\s+I\s+(?:first|initially|originally|previously|earlier|mistakenly)\s+\w+)\b"
@@ -64,11 +65,14 @@ _STRONG = re.compile(
 )
 _WEAK = re.compile(
     r"\b(?:wait|actually|really|in\s+fact|in\s+reality|truly|hmm+|err+|erm|uh+|um+|oh+|ah+|aha|whoa|nah|hold\s+on|hang\s+on"
-    r"|(?:over|under|double)-?count\w*|off\s+by|realiz(?:e|ed|ing)|now\s+I\s+see|I\s+see\s+now|turns\s+out|forg[eo]t\w*|overlook\w*|missed|omitted|left\s+out|neglect\w*"
+    r"|(?:over|under|double)-?count\w*|off\s+by|realiz(?:e|ed|ing)|now\s+I\s+see|I\s+see\s+now|turns\s+out|forg[eo]t\w*"
+    r"|overlook\w*|missed|omitted|left\s+out|neglect\w*"
     r"|(?:didn't|did\s+not)\s+(?:count|include|consider|see|notice|account)|skipped|re-?read\w*|re-?examin\w*|re-?deriv\w*"
     r"|revisit\w*|retry\w*|re-?ran|re-?run|closer\s+look|another\s+look|sorry|apolog\w*|pardon|excuse\s+me"
-    r"|amend\w*|adjust(?:ed|ing|ment)|update[ds]?|chang(?:e|ed|ing)\s+(?:it|that|this|the\s+answer)|ought\s+to\s+be|on\s+(?:second|further)\s+thought|no(?=\s*[,.:;!\u2014\-])|nope|instead(?!\s+of)"
-    r"|rather(?!\s+than)|I\s+meant?|let\s+me\s+(?:redo|recompute|recalculate|reconsider|correct|fix|revise|try\s+again|start\s+over)"
+    r"|amend\w*|adjust(?:ed|ing|ment)|update[ds]?|chang(?:e|ed|ing)\s+(?:it|that|this|the\s+answer)|ought\s+to\s+be"
+    r"|on\s+(?:second|further)\s+thought|no(?=\s*[,.:;!\u2014\-])|nope|instead(?!\s+of)"
+    r"|rather(?!\s+than)|I\s+meant?|let\s+me\s+(?:redo|recompute|recalculate|reconsider|correct|fix|revise|try\s+again"
+    r"|start\s+over)"
     r"|recalculat\w*|recomput\w*|recount\w*|redo\w*|revis(?:e|ed|ing)|corrected|correction|should\s+(?:be|have\s+been)|wrong"
     r"|incorrect|mistakes?|error|make\s+(?:that|it)|(?:up)?on\s+(?:further\s+)?reflection|thinking\s+(?:again|twice|more)"
     r"|looking\s+again|second\s+look|final(?:ly)?\s*:|(?:real|true|actual|right|correct|proper)\s+"
@@ -79,12 +83,14 @@ _WEAK = re.compile(
 _ALTERNATIVE = re.compile(
     r"\b(?:also|too|as\s+well|equally|alternatively|alternative|another|otherwise|else|either|or|instead|unless"
     r"|in\s+(?:which|that|this|either|the\s+other|any)\s+case|if\s+(?:instead|not|so|otherwise)|failing\s+that|barring\s+that"
-    r"|other\s+(?:case|reading|interpretation|convention|option|possibility|scenario|answer|solution|value|way|candidate|choice)s?"
+    r"|other\s+(?:case|reading|interpretation|convention|option|possibility|scenario|answer|solution|value|way|candidate"
+    r"|choice)s?"
     r"|vs\.?|versus"
     r"|not\s+(?:be\s+)?(?:ruled\s+out|excluded|impossible)|(?:should|were|had)\s+(?:the|it|this|that|we|you|one)"
     r"|some\s+(?:\w+\s+){0,2}?(?:would|might|may|could|prefer|give|gives|say|says|list|state|report|claim|use|write|argue|get)"
     r"|may|both(?=[^.\n]{0,60}\b(?:satisf|work|fit|are\s+(?:solution|valid|correct|possible|answer|acceptable)))"
-    r"|if\s+(?:the\s+problem|the\s+question|it|this|that|one|we|you)\s+(?:means?|meant|asks?|asked|is\s+(?:interpreted|read|taken)|"
+    r"|if\s+(?:the\s+problem|the\s+question|it|this|that|one|we|you)\s+(?:means?|meant|asks?|asked|is\s+(?:interpreted|read"
+    r"|taken)|"
     r"counts?|includes?|excludes?|instead|also|allows?|interprets?|reads?|counted|included|excluded|assumes?|considers?)"
     r"|depending|depends|(?<!smallest\s)(?<!largest\s)(?<!least\s)(?<!greatest\s)(?<!lowest\s)(?<!highest\s)(?<!minimum\s)"
     r"(?<!maximum\s)(?<!best\s)possibl[ey]|maybe|perhaps|might|could|probably|likely|plausibl[ey]|arguably|conceivably"
@@ -95,7 +101,6 @@ _ALTERNATIVE = re.compile(
     r"|n't\s+(?:be\s+)?(?:ruled\s+out|excluded|impossible)\b|\?",
     re.IGNORECASE,
 )
-# A variable named in the text ("$B$", "$x_1$") is not a value offered as an answer.
 # A value right after one of these words is an argument of what the sentence says ("divisible by 3", "each of
 # the 4 rows"), not a value offered as an answer.
 _ARGUMENT = re.compile(
@@ -112,7 +117,10 @@ _OBJECT = re.compile(
     re.IGNORECASE,
 )
 # A value named only to be ruled out ("not 16 as one might think") is not offered.
-_NEGATED_BEFORE = re.compile(r"(?:(?<!\bif\s)\bnot|n't|\bnever|\brather\s+than|\binstead\s+of|\bother\s+than)\s*\$?\s*$", re.IGNORECASE)
+_NEGATED_BEFORE = re.compile(
+    r"(?:(?<!\bif\s)\bnot|n't|\bnever|\brather\s+than|\binstead\s+of|\bother\s+than)\s*\$?\s*$", re.IGNORECASE
+)
+# A variable named in the text ("$B$", "$x_1$") is not a value offered as an answer.
 _NAME = re.compile(r"[A-Za-z](?:_\{?[A-Za-z0-9]{1,3}\}?)?'?")
 _EQUIVALENTLY = re.compile(
     r"\s*,?\s*(?:equivalently|in\s+other\s+words|that\s+is|i\.e\.|simplified|in\s+simplest\s+form|in\s+decimal\s+form|"
@@ -135,11 +143,13 @@ _LEAD_IN = re.compile(
 _MARKUP = re.compile(r"[\s*_$~]|\\[()\[\]]")
 _CLAUSE_END = re.compile(
     r"(?:\s|\$|\\[)\]]|\*\*|_)*(?:[.!?;)\]\n,]|$|(?:if|when|unless|assuming|provided|depending|under|with|in\s+case|otherwise)\b"
-    r"|(?:for|in|under|with)\s+(?:the|a|an)\s+(?:\w+\s+){0,2}?(?:variant|case|version|reading|interpretation|convention|scenario|setting)\b)",
+    r"|(?:for|in|under|with)\s+(?:the|a|an)\s+(?:\w+\s+){0,2}?(?:variant|case|version|reading|interpretation|convention|scenario"
+    r"|setting)\b)",
     re.IGNORECASE,
 )
 _REJECTED_LATER = re.compile(
-    r"[\s$,)]*(?:which\s+)?(?:is|are|was|were|gets|get|being)\s+(?:\w+\s+)?(?:rejected|excluded|discarded|invalid|extraneous|impossible|"
+    r"[\s$,)]*(?:which\s+)?(?:is|are|was|were|gets|get|being)\s+(?:\w+\s+)?(?:rejected|excluded|discarded|invalid|extraneous"
+    r"|impossible|"
     r"ruled\s+out|not\s+(?:valid|allowed|possible|a\s+solution))",
     re.IGNORECASE,
 )
