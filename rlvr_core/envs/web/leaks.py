@@ -10,8 +10,9 @@ tool call's code.
 and styled letters become plain ones), format characters (zero-width spaces
 and joiners, direction marks) dropped, case-folded, Cyrillic and Greek
 letters that look like Latin ones mapped to them, `o` read as `0` and `i`,
-`l` as `1`, and everything but letters and digits removed; so spacing,
-punctuation, case, widths and look-alike letters do not hide it. The text
+`l` as `1`, read as the digits they are written as in leetspeak (`4PPR0V3D`), and
+everything but letters and digits removed; so spacing, punctuation, case,
+widths and look-alike letters do not hide it. The text
 is also read backwards, and read again after undoing the encodings a
 reader undoes at a glance or with one call: HTML entities, percent- and
 backslash-escapes, ROT13, and runs of base64 or hex.
@@ -37,7 +38,8 @@ _LOOKALIKE = str.maketrans({
     "α": "a", "β": "b", "ε": "e", "ζ": "z", "η": "h", "ι": "i", "κ": "k", "μ": "m", "ν": "n", "ο": "o", "ρ": "p",
     "τ": "t", "υ": "y", "χ": "x", "ϲ": "c", "ϳ": "j",
 })
-_DIGIT_LIKE = str.maketrans({"o": "0", "i": "1", "l": "1"})
+_DIGIT_LIKE = str.maketrans({"o": "0", "i": "1", "l": "1", "z": "2", "e": "3", "a": "4", "s": "5", "t": "7",
+                              "b": "8", "g": "9"})  # and letters written as digits ("4PPR0V3D")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{8,}={0,2}")
 _HEX = re.compile(r"(?:[0-9A-Fa-f]{2}[\s:,-]?){4,}")
 _ESCAPE = re.compile(r"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|U[0-9A-Fa-f]{8})")
