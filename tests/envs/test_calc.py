@@ -74,7 +74,11 @@ def test_an_episode_sample_masks_the_tool_reply_out_and_keeps_the_models_tokens(
         env_segments = [s["text"] for s in sample["episode"]["segments"] if s["kind"] == "env"]
         assert tool_text == "".join(env_segments)
         assert all(lp == 0.0 for lp, m in zip(sample["logprobs"], mask) if not m)
-    called = [s for s in samples if "<calc>" in s["text"]]
-    assert called and all(0 in s["loss_mask"] for s in called)
+    # A call the model left open at the token limit gets no reply (its mask is all ones, checked above); the
+    # episodes that got one have it masked. Which problems the taught model calls cleanly depends on the host's
+    # float kernels, so the test needs only that some did.
+    called = [s for s in samples if any(seg["kind"] == "env" for seg in s["episode"]["segments"])]
+    assert called, [s["text"] for s in samples]
+    assert all(0 in s["loss_mask"] for s in called)
     rewards = [MathVerifier().verify(s["text"], p).reward for s, p in zip(samples, [p for p in problems for _ in "ab"])]
     assert sum(rewards) >= 1  # the memorised episodes end with the tool's (right) sum
