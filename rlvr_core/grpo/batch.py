@@ -82,6 +82,21 @@ def split_by_staleness(groups: list[Group], trainer_version: int, max_staleness:
     return split
 
 
+def split_unjudged(groups: list[Group]) -> tuple[list[Group], list[Group]]:
+    """(groups every sample of which was judged, groups with a sample the verifier could not judge).
+
+    A score with status "error" is not a verdict on the completion: the grader or its environment failed
+    (a sandbox that could not start, a problem without a gold). Its reward of 0 would teach the policy that
+    an answer it never got judged on was wrong, and would shift its group's advantages for the others; so
+    such a group is not trained on, and the trace counts its samples (`error_dropped`). A completion that
+    makes the grader time out or crash is the policy's doing and scores "timeout" or "wrong", not "error".
+    """
+    judged, unjudged = [], []
+    for group in groups:
+        (unjudged if any(r.status == "error" for r in group.rollouts) else judged).append(group)
+    return judged, unjudged
+
+
 @dataclass
 class FilterResult:
     groups: list[Group]

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rlvr_core.envs.registry import environment_for
-from rlvr_core.grpo.batch import Group, Rollout, build_train_batch, filter_groups, split_by_staleness
+from rlvr_core.grpo.batch import (Group, Rollout, build_train_batch, filter_groups, split_by_staleness,
+                                  split_unjudged)
 from rlvr_core.grpo.result import TrainResult
 from rlvr_core.grpo.sampling import (episode_seed, plan_requests, rollout_settings, sample_seeds, source_of,
                                      stop_strings, training_prompt)
@@ -280,7 +281,8 @@ class Session:
         verified = time.perf_counter()
         split = split_by_staleness(groups, self.version, t.max_staleness)
         self.stream.requeue([g.position for g in split.stale])
-        kept = filter_groups(split.fresh, filter_zero_variance=cfg.grpo.filter_zero_variance)
+        judged, unjudged = split_unjudged(split.fresh)
+        kept = filter_groups(judged, filter_zero_variance=cfg.grpo.filter_zero_variance)
         arrays = build_train_batch(kept.groups, self.algorithm, max_new_tokens=cfg.sampling.max_new_tokens,
                                    pad_token_id=self.pad_id, skip_overlong=cfg.grpo.skip_overlong)
         update = self.trainers.submit_train_step(arrays, [g.worker for g in kept.groups])
@@ -304,6 +306,7 @@ class Session:
             **metrics,
             "staleness": {str(k): v for k, v in sorted(split.histogram.items())},
             "stale_dropped": sum(len(g.rollouts) for g in split.stale),
+            "error_dropped": sum(len(g.rollouts) for g in unjudged),
             "zero_variance_dropped": kept.zero_variance_dropped,
             "overlong": sum(r.finish_reason == "length" for r in rollouts),
             "samples": len(rollouts),

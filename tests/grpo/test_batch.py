@@ -7,7 +7,7 @@ import pytest
 
 from rlvr_core.problem import Problem
 from rlvr_core.grpo.algo import get_algorithm
-from rlvr_core.grpo.batch import Group, Rollout, build_train_batch, filter_groups, split_by_staleness
+from rlvr_core.grpo.batch import Group, Rollout, build_train_batch, filter_groups, split_by_staleness, split_unjudged
 
 
 def _group(position: int, version: int, rewards=(1.0, 0.0), finish="stop", n_tokens=3) -> Group:
@@ -31,6 +31,16 @@ def test_samples_beyond_the_bound_are_never_kept(max_staleness):
 def test_a_sample_from_a_future_version_is_a_bookkeeping_error():
     with pytest.raises(RuntimeError, match="newer than the trainer"):
         split_by_staleness([_group(0, version=3)], trainer_version=2, max_staleness=0)
+
+
+def test_a_group_with_a_sample_the_verifier_could_not_judge_is_not_trained_on():
+    """An "error" score (the grader or its sandbox failed) is no verdict: its 0 must not become a negative advantage."""
+    groups = [_group(i, 0) for i in range(3)]
+    for group, statuses in zip(groups, [("correct", "wrong"), ("correct", "error"), ("timeout", "unparsed")]):
+        for rollout, status in zip(group.rollouts, statuses):
+            rollout.status = status
+    judged, unjudged = split_unjudged(groups)
+    assert [g.position for g in judged] == [0, 2] and [g.position for g in unjudged] == [1]
 
 
 def test_zero_variance_filter_drops_only_constant_groups():
