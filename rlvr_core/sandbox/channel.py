@@ -14,13 +14,14 @@ import select
 import socket
 import struct
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 ExecStatus = Literal["ok", "failed", "timeout", "error"]
 
 FRAME_CAP = 8 << 20  # bytes of one message from a served program
+WATCH_S = 0.05  # how often a session's `watch` runs while it waits
 
 
 class SessionEnded(Exception):
@@ -48,13 +49,17 @@ class ExecResult:
 
 @dataclass
 class Session:
-    """The caller's side of a served program: send a request, read a reply, both before the deadline."""
+    """The caller's side of a served program: send a request, read a reply, both before the deadline.
+
+    `watch`, where set, is called every WATCH_S while waiting; a reason it returns (the program's tree outgrew
+    its memory) ends the session."""
 
     _write_fd: int
     _read_fd: int
     deadline: float
     result: ExecResult | None = None
     _ended: str | None = field(default=None)
+    watch: Callable[[], str | None] | None = None
 
     def receive(self) -> dict:
         """The next message from the program; raises SessionEnded when there is none in time."""
@@ -84,9 +89,8 @@ class Session:
         while n:
             if self._ended:
                 raise SessionEnded(self._ended)
-            remaining = self.deadline - time.monotonic()
-            if remaining <= 0 or not select.select([self._read_fd], [], [], remaining)[0]:
-                self._end("timeout")
+            if not self._ready(self._read_fd, reading=True):
+                continue
             chunk = os.read(self._read_fd, min(n, 1 << 20))
             if not chunk:
                 self._end("the program closed its channel")
@@ -98,13 +102,23 @@ class Session:
         while data:
             if self._ended:
                 raise SessionEnded(self._ended)
-            remaining = self.deadline - time.monotonic()
-            if remaining <= 0 or not select.select([], [self._write_fd], [], remaining)[1]:
-                self._end("timeout")
+            if not self._ready(self._write_fd, reading=False):
+                continue
             try:
                 data = data[os.write(self._write_fd, data[: 1 << 16]):]
             except BrokenPipeError:
                 self._end("the program closed its channel")
+
+    def _ready(self, fd: int, reading: bool) -> bool:
+        """Whether `fd` is ready within one wait (ended on the deadline, or on what `watch` says)."""
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            self._end("timeout")
+        wait = min(remaining, WATCH_S) if self.watch is not None else remaining
+        ready = select.select([fd], [], [], wait)[0] if reading else select.select([], [fd], [], wait)[1]
+        if not ready and self.watch is not None and (why := self.watch()):
+            self._end(why)
+        return bool(ready)
 
     def close(self) -> None:
         for fd in (self._write_fd, self._read_fd):
@@ -115,25 +129,22 @@ class Session:
 
 
 def recv_frame(sock: socket.socket, deadline: float) -> dict | None:
-    """One frame from the zygote, or None when it closed its end or the deadline passed.
-
-    Reads greedily: the zygote sends nothing unasked and the caller has one
-    request in flight at a time, so a read never holds part of a next frame.
-    """
+    """One frame from the zygote, or None when it closed its end or the deadline passed. Reads exactly that
+    frame: what follows it (a run process's frame, with a descriptor) is left for its own reader."""
     buf = b""
-    while True:
-        if len(buf) >= 4 and len(buf) >= 4 + (size := struct.unpack(">I", buf[:4])[0]):
-            return json.loads(buf[4 : 4 + size])
+    while len(buf) < 4 or len(buf) < 4 + struct.unpack(">I", buf[:4])[0]:
+        want = 4 - len(buf) if len(buf) < 4 else 4 + struct.unpack(">I", buf[:4])[0] - len(buf)
         remaining = deadline - time.monotonic()
         try:
             if remaining <= 0 or not select.select([sock], [], [], remaining)[0]:
                 return None
-            chunk = sock.recv(1 << 20)
+            chunk = sock.recv(want)
         except OSError:  # the zygote died mid-frame: treated like a closed channel
             return None
         if not chunk:
             return None
         buf += chunk
+    return json.loads(buf[4:])
 
 
 def send_frame(sock: socket.socket, message: dict, fds: Sequence[int] = ()) -> None:

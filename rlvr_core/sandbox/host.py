@@ -206,12 +206,18 @@ class Cgroup:
                 raise
 
     def events_fd(self) -> int:
-        """A read-only descriptor of the file whose "oom_kill N" line counts the memory limit's kills,
-        for the zygote to read before and after each run."""
+        """A read-only descriptor of the file whose "oom_kill N" line counts the memory limit's kills."""
         if self._events_fd < 0:
             name = "memory.events" if self.version == 2 else "memory.oom_control"
             self._events_fd = os.open(self.dirs["memory"] / name, os.O_RDONLY)
         return self._events_fd
+
+    def oom_kills(self) -> int:
+        """How many processes the memory limit has killed in this cgroup so far."""
+        for line in os.pread(self.events_fd(), 4096, 0).split(b"\n"):
+            if line.startswith(b"oom_kill "):
+                return int(line.split()[1])
+        return 0
 
     def close(self) -> None:
         for fd in [*self._fds, *([self._events_fd] if self._events_fd >= 0 else [])]:

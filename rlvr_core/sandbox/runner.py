@@ -13,10 +13,17 @@ fast; `Sandbox.describe()` says which guarantees a run has (for run.json).
 docs/SECURITY.md lists the attack classes and the test of each.
 
 How a program runs (every mode). A long-lived zygote (`sandbox/zygote.py`,
-standard library only) forks each program, so a run costs a fork, not an
-interpreter start. The zygote never opens a path the program can name:
-output goes to memfds it holds; grading traffic goes straight to the caller;
-a run is never re-sent once the zygote may have received it. Each program:
+standard library only), the template, forks one run process per program,
+made before the program's request is read, which reads its own request and
+becomes the program: a run costs one fork, not an interpreter start, and
+starts from memory that never held another run's data (issue 41: no
+earlier request, source, argument or output to find in it). This process
+supervises each run through a pidfd the run process sends it
+(`sandbox/supervise.py`): its deadline, its kill, its memory where no cgroup
+limits it; its output is on memfds this process made, its exit status comes
+through the zygote's status pipe. Grading traffic goes straight between this
+process and the program; a request is sent once, to a run process that said
+it was ready. Each program:
 its own session; stdin /dev/null; a fresh working directory and TMPDIR;
 environment PATH and LANG only; rlimits on CPU time, address space
 (`memory_mb`), processes, file size (16 MB), open files (64), core dumps; as
@@ -24,21 +31,24 @@ root, a uid of its own (a flock lease on 61000-65095 makes it unique on the
 machine) with no supplementary groups; no_new_privs; the seccomp filter of
 `sandbox/seccomp.py` (x86_64, aarch64: no new sockets, ptrace, process_vm_*,
 pidfds, io_uring, namespaces, mounts, keyrings, BPF, perf, modules, POSIX
-message queues); where a cgroup (v2, else v1) is writable, `memory_mb` and
-32 tasks for its whole process tree, tmpfs pages included (the zygote lives
-in that cgroup too, so runs are born inside it, with 16 MB and one task of
-its own on top); oom_score_adj 1000 for programs, -1000 for the zygote where
-the host allows it.
+message queues, page-cache probes); where a cgroup (v2, else v1) is
+writable, `memory_mb` and 32 tasks for its whole process tree, tmpfs pages
+included (the zygote lives in that cgroup too, so runs are born inside it,
+with 16 MB and one task of its own on top); oom_score_adj 1000 for programs,
+-1000 for the zygote where the host allows it.
 
 Nothing carries from one run to the next. As root in namespaces (bwrap, or
-host with `unshare`) each run has new PID, IPC (SysV and POSIX) and mount
-namespaces: the zygote enters them, forks their init (pid 1, it only reaps
-orphans) and the program (pid 2) with its own /proc and size- and
-inode-capped tmpfs on /tmp and /dev/shm, and returns to its own. Killing the init ends the run; namespaces, tmpfs and IPC objects go
-with it, within the run's own time (a run the caller ends is answered first
-and reaped before the next request is read). Without namespaces every
-process of the run's uid is SIGKILLed and its files and SysV objects scrubbed
-before the reply (`sandbox/scrub.py`: iterative, within a time budget).
+host with `unshare`) each program is the first process (pid 1) of new PID,
+IPC (SysV and POSIX) and mount namespaces, with its own /proc (its processes
+only, where the kernel mounts `subset=pid`) and size- and inode-capped tmpfs
+on /tmp and /dev/shm; the same pids in every run. Killing it ends the run:
+the kernel kills every process of its namespace, and namespaces, tmpfs and
+IPC objects go with them before the zygote reaps it (a run the caller ends
+is answered first and torn down before the next one starts). Without
+namespaces the zygote's cleaner, a throwaway fork, SIGKILLs every process of
+the run's uid and scrubs its files and SysV objects before its status is
+sent (`sandbox/scrub.py`: iterative, within a time budget; past it the uid
+is retired to a background scrubber and the next run gets a clean one).
 
 Modes, picked once per `Sandbox` by a setting (the argument, else
 RLVR_SANDBOX, else "auto") and each checked by a probe program (uid, network
@@ -69,37 +79,41 @@ Refusing: every run returns status "error" with the reasons and the fix;
 nothing runs as root or unconfined by accident.
 
 Not covered, in any mode: kernel exploits, CPU and cache side channels,
-denial of service through the shared page cache or disk I/O bandwidth, and
-the CPU a program burns within its limits. Without a writable cgroup the
-tree's memory is polled every 50 ms (a fast allocation can overshoot in
-between), and processes are capped per uid by RLIMIT_NPROC. Without root
-there is no uid switch: a program can reach the caller's files (host-unsafe)
-and, in bwrap, signal the zygote. Meant for a policy model hacking its reward
-and for careless code, like nanochat's execution.py, not for adversaries with
-kernel 0-days.
+timing (of the page cache among them), global kernel counters that no
+namespace separates (pipe, socket and /proc inode numbers), denial of
+service through the shared page cache or disk I/O bandwidth, and the CPU a
+program burns within its limits (docs/SECURITY.md says what bits such
+channels carry and why no verdict travels through them). A program is pid 1
+of its namespace: the kernel ignores the signals it sends itself with their
+default action (it dies by returning, exiting or this process's SIGKILL).
+Without a writable cgroup the tree's memory is polled every 50 ms (a fast
+allocation can overshoot in between), and processes are capped per uid by
+RLIMIT_NPROC. Without root there is no uid switch: a program can reach the
+caller's files (host-unsafe) and, in bwrap, signal the zygote. Meant for a
+policy model hacking its reward and for careless code, like nanochat's
+execution.py, not for adversaries with kernel 0-days.
 """
 
 from __future__ import annotations
 
 import contextlib
-import getpass
+import json
 import logging
 import os
 import platform
-import socket
 import subprocess
-import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
 from typing import Literal, get_args
 
-from rlvr_core.sandbox import host
-from rlvr_core.sandbox.channel import ExecResult, Session, SessionEnded, recv_frame, send_frame
-from rlvr_core.sandbox.host import SANDBOX_ENV, SANDBOX_UID_BASE, SCRUB_DIRS, Cgroup, UidLease
-from rlvr_core.sandbox.seccomp import SYSCALLS, filter_program
+from rlvr_core.sandbox import host, supervise
+from rlvr_core.sandbox.channel import ExecResult, Session, SessionEnded, send_frame
+from rlvr_core.sandbox.host import SANDBOX_UID_BASE, SCRUB_DIRS, Cgroup, UidLease
+from rlvr_core.sandbox.launch import (START_TIMEOUT_S, Launcher, Zygote, candidates, close_zygote, lacks, start_zygote,
+                                      stderr_tail)
+from rlvr_core.sandbox.seccomp import filter_program
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +121,6 @@ SandboxSetting = Literal["auto", "bwrap", "host", "host-unsafe"]
 SETTINGS: tuple[str, ...] = get_args(SandboxSetting)
 PROBE = ("import os, socket\ntry:\n    socket.socket().close()\n    net = 'open'\nexcept OSError:\n    net = 'blocked'\n"
          "print(os.getuid(), net, sum(range(5)))")
-START_TIMEOUT_S = 60.0  # an interpreter start on a loaded 2-core machine
 REPLY_SLACK_S = 30.0  # past the program's own limit, for the zygote's clean-up under load
 ZYGOTE_MEMORY_MB = 16  # what the zygote may allocate inside the cgroup it shares with the program
 OWN_TASKS = 1  # tasks of the cgroup that are not the program's: the zygote
@@ -122,49 +135,11 @@ class SandboxUnavailable(RuntimeError):
     """No mode the setting allows works on this machine; the message says why and how to fix it."""
 
 
-@dataclass(frozen=True)
-class _Launcher:
-    mode: str  # "bwrap", "host" or "host-unsafe"
-    prefix: tuple[str, ...]  # command before the interpreter (bwrap or unshare and their arguments)
-    interpreter: str
-    view: list | None  # built by the zygote itself (host mode in fresh namespaces)
-    namespaces: bool
-    description: str
-
-
-@dataclass
-class _Zygote:
-    proc: subprocess.Popen
-    ctl: socket.socket
-    stderr: object
-    ready: dict  # its first frame: pid, seccomp, oom_protected
-
-
-def _close_zygote(zygote: _Zygote | None) -> None:
-    if zygote is None:
-        return
-    try:
-        os.killpg(zygote.proc.pid, 9)
-    except OSError:
-        pass
-    zygote.proc.wait()
-    zygote.ctl.close()
-    zygote.stderr.close()
-
-
-def _stderr_tail(zygote: _Zygote) -> str:
-    """The last lines the zygote (or bwrap/unshare) wrote to its stderr: why it failed to start or died."""
-    with contextlib.suppress(OSError, ValueError):
-        zygote.stderr.seek(0)
-        return zygote.stderr.read()[-400:].decode(errors="replace").strip()
-    return ""
-
-
 class _Resources:
     """What a Sandbox holds, released together (by `close` or when the Sandbox is collected)."""
 
     def __init__(self) -> None:
-        self.zygote: _Zygote | None = None
+        self.zygote: Zygote | None = None
         self.cgroup: Cgroup | None = None
         self.lease: UidLease | None = None
         self.scrubbers: list[subprocess.Popen] = []  # background scrubbers of the uids this sandbox retired
@@ -173,7 +148,7 @@ class _Resources:
     def release(self) -> None:
         if os.getpid() != self.owner:  # a forked child exiting must not kill its parent's zygote or cgroup
             return
-        _close_zygote(self.zygote)
+        close_zygote(self.zygote)
         self.zygote = None
         if self.cgroup is not None:
             self.cgroup.close()
@@ -224,7 +199,7 @@ class Sandbox:
             self._res.lease = UidLease()
             self._res.cgroup = Cgroup.create()
         self.uid = self._res.lease.uid if self._res.lease else -1
-        self._launcher: _Launcher | None = None
+        self._launcher: Launcher | None = None
         self.mode: str | None = None
         self.lacks: tuple[str, ...] = ()
         self.fallback_from: tuple[str, ...] = ()  # why the modes tried before this one were not used
@@ -242,39 +217,9 @@ class Sandbox:
                 "fallback_from": list(self.fallback_from), "refusal": self.refusal}
 
     # --- choosing a mode --------------------------------------------------------------------
-    def _candidates(self) -> list[_Launcher | str]:
-        """Launchers to try in order, or a string saying why one is not available here."""
-        interpreter, prefix = host.our_interpreter()
-        spec = host.view(prefix, self._extra_paths, self._tmpfs_bytes)
-        bwrap, unshare = host.find_tool(host.BWRAP_PATHS, "bwrap"), host.find_tool(host.UNSHARE_PATHS, "unshare")
-        out: list[_Launcher | str] = []
-        if self.setting in ("auto", "bwrap"):
-            if bwrap is None:
-                out.append("bwrap: not installed (apt-get install bubblewrap)")
-            else:
-                prefix_args = (bwrap, "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-                               "--die-with-parent", "--new-session", "--clearenv", *host.bwrap_args(spec),
-                               *[a for k, v in SANDBOX_ENV.items() for a in ("--setenv", k, v)], "--chdir", "/tmp")
-                out.append(_Launcher("bwrap", prefix_args, interpreter, None, True, f"bubblewrap ({bwrap})"))
-        if self.setting == "bwrap":
-            return out
-        mode = "host-unsafe" if self.setting == "host-unsafe" else "host"
-        if not self._root and mode == "host":
-            out.append("host: needs root, to run programs as a uid of their own")
-            return out
-        if self._root and unshare is not None:
-            ns_prefix = (unshare, "--pid", "--fork", "--kill-child", "--net", "--ipc", "--uts", "--mount", "--propagation", "private")
-            out.append(_Launcher(mode, ns_prefix, interpreter, host.host_view(spec), True, f"unshare namespaces ({unshare})"))
-        shared = host.shared_interpreter() if self._root else interpreter
-        if shared is None:
-            out.append("host without namespaces: no python3 that the sandbox uid can run (apt-get install python3)")
-        else:
-            out.append(_Launcher(mode, (), shared, None, False, f"host file system, {shared}"))
-        return out
-
     def _choose(self) -> None:
         failures = []
-        for candidate in self._candidates():
+        for candidate in candidates(self.setting, self._root, self._extra_paths, self._tmpfs_bytes):
             if isinstance(candidate, str):
                 failures.append(candidate)
                 continue
@@ -282,7 +227,8 @@ class Sandbox:
             why = self._probe(candidate)
             if why is None:
                 self.mode = candidate.mode
-                self.lacks = self._lacks(candidate)
+                zygote = self._res.zygote
+                self.lacks = lacks(candidate, self.uid, self._res.cgroup is not None, zygote.ready if zygote else {})
                 self.fallback_from = tuple(failures)
                 quiet = candidate.mode == "bwrap" and not self.lacks
                 (log.info if quiet else log.warning)(
@@ -299,104 +245,43 @@ class Sandbox:
                           "for host mode, or set RLVR_SANDBOX=host-unsafe to accept weaker containment.")
         log.error(self.refusal)
 
-    def _probe(self, launcher: _Launcher) -> str | None:
+    def _probe(self, launcher: Launcher) -> str | None:
         """None if a trivial program runs and is contained as this setting requires, else why not."""
-        result = self._execute({"program": PROBE, "harness": "exec", "timeout_s": 30.0, "memory_mb": 256})
+        uid = self.uid  # the probe's own (a run that leaves files retires it: the next run has another)
+        result = self._execute({"harness": "exec", "timeout_s": 30.0, "memory_mb": 256}, {"program": PROBE})
         fields = result.stdout.split()
         if result.status != "ok" or len(fields) != 3 or fields[2] != "10":
             return f"probe program gave {result.status} ({result.detail or result.stderr.strip()[-300:]})"
-        if self.uid >= 0 and fields[0] != str(self.uid):
-            return f"probe program ran as uid {fields[0]}, not the sandbox uid {self.uid}"
+        if uid >= 0 and fields[0] not in (str(uid), str(self.uid)):
+            return f"probe program ran as uid {fields[0]}, not the sandbox uid {uid}"
         if launcher.mode == "host" and fields[1] != "blocked" and not launcher.namespaces:
             return "the network is open: no seccomp filter and no network namespace"
         return None
 
-    def _lacks(self, launcher: _Launcher) -> tuple[str, ...]:
-        out = []
-        if self.uid < 0:
-            out.append(f"no uid switch (not root): programs run as {getpass.getuser()}, with its file access, and can "
-                       "signal its processes outside the pid namespace")
-            if launcher.namespaces:
-                out.append("no namespaces per run (not root): runs share the zygote's; /tmp and /dev/shm are scrubbed "
-                           "after each run and pid numbers carry over")
-        if self._res.cgroup is None:
-            out.append("no writable cgroup: memory is limited per process (RLIMIT_AS) and polled for the whole tree every "
-                       "50 ms; processes by RLIMIT_NPROC")
-        zygote = self._res.zygote
-        if zygote is not None and not zygote.ready.get("proc_private", True):
-            out.append("no private /proc (the kernel mounts no `subset=pid` /proc, Linux < 5.8): host-wide counters such "
-                       "as /proc/stat's fork count are readable in a run")
-        if zygote is not None and not zygote.ready.get("fixed_pids", True):
-            out.append("no fixed pids per run (ns_last_pid is not writable): the zygote's memory, which every run "
-                       "inherits, holds the previous run's pid in the sandbox's namespace, a count of the processes "
-                       "earlier runs started")
-        if zygote is not None and not zygote.ready.get("oom_protected"):
-            out.append("no OOM protection for the zygote (the host refuses oom_score_adj -1000: no CAP_SYS_RESOURCE): "
-                       "programs (1000) go first, the zygote (0) could go once they are gone")
-        if platform.machine() not in SYSCALLS:
-            out.append(f"no seccomp filter on {platform.machine()}: sockets, ptrace, io_uring, namespaces are not refused")
-        if not launcher.namespaces:
-            out += ["no pid namespace: other processes are visible in /proc (not signalable: another uid)",
-                    "no mount namespace: host files are readable with the sandbox uid's permissions (world-readable "
-                    "project files and dataset stores included)",
-                    "no private /tmp: world-writable directories are shared during a run; /tmp, /var/tmp, /dev/shm and "
-                    "/dev/mqueue are scrubbed after it (up to 2 s per run; a run that leaves more has its uid retired to a "
-                    "background scrubber and the next run gets a clean uid), files left in other world-writable "
-                    "directories survive",
-                    "no network namespace: the network is closed by the seccomp filter alone",
-                    "no IPC namespace: SysV objects are scrubbed after each run; POSIX message queues are refused by "
-                    "seccomp",
-                    "pid numbers and kernel counters are shared with the host: a later run can see how many processes "
-                    "an earlier one started (the grader never tells a program which tests passed)",
-                    "no disk quota: files in /tmp are limited to 16 MB each (RLIMIT_FSIZE), not in total, until the scrub"]
-        return tuple(out)
-
     # --- the zygote --------------------------------------------------------------------------
-    def _start(self, launcher: _Launcher) -> _Zygote:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    def _start(self, launcher: Launcher) -> Zygote:
         cgroup = self._res.cgroup
         cgroup_fds = cgroup.procs_fds() if cgroup else []
-        events_fd = cgroup.events_fd() if cgroup else -1
         config = {
-            "control_fd": theirs.fileno(), "cgroup_fds": cgroup_fds, "oom_events_fd": events_fd, "uid": self.uid,
-            "pid_ns": launcher.namespaces, "view": launcher.view, "private_tmp": launcher.namespaces,
+            "cgroup_fds": cgroup_fds, "uid": self.uid, "pid_ns": launcher.namespaces, "view": launcher.view,
             "fresh_ns": launcher.namespaces and self._root, "tmpfs_bytes": self._tmpfs_bytes,
             "tmpfs_inodes": TMPFS_INODES, "scrub_dirs": SCRUB_DIRS, "scrub_budget_s": self._scrub_budget_s,
-            "seccomp": (filter_program(platform.machine()) or b"").hex() or None,
-            "output_cap": self._output_cap, "fsize_cap": self._fsize_cap, "nproc_cap": self._nproc_cap,
+            "seccomp": (filter_program(platform.machine()) or b"").hex() or None, "fsize_cap": self._fsize_cap,
+            "nproc_cap": self._nproc_cap, "relayed": supervise.RELAYED,
             # In namespaces a folder under /tmp is bound elsewhere (see host.sandbox_path); without, it is where it is.
             "extra_paths": [host.sandbox_path(p, i) for i, p in enumerate(self._extra_paths)]
             if launcher.namespaces else self._extra_paths,
         }
-        stderr = tempfile.TemporaryFile()
-        try:
-            proc = subprocess.Popen([*launcher.prefix, *host.zygote_argv(launcher.interpreter, config)],
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-                                    env=dict(SANDBOX_ENV), start_new_session=True,
-                                    pass_fds=[theirs.fileno(), *cgroup_fds, *([events_fd] if cgroup else [])])
-        except OSError as exc:
-            ours.close()
-            stderr.close()
-            raise OSError(f"could not start {launcher.description}: {exc}") from exc
-        finally:
-            theirs.close()
-        zygote = _Zygote(proc, ours, stderr, {})
-        first = recv_frame(ours, time.monotonic() + START_TIMEOUT_S)
-        if not first or not first.get("ready"):
-            why = (first or {}).get("error") or _stderr_tail(zygote) or "the zygote exited before it was ready"
-            _close_zygote(zygote)
-            raise OSError(why)
-        zygote.ready = first
-        return zygote
+        return start_zygote(launcher, config, cgroup_fds)
 
-    def _start_clean(self, launcher: _Launcher) -> _Zygote:
+    def _start_clean(self, launcher: Launcher) -> Zygote:
         """A zygote whose uid holds nothing of an earlier sandbox: one that found more leftovers than it could
         remove in its time budget (a killed sandbox's flood) is stopped and its uid retired, a few times."""
         for _ in range(MAX_RETIREMENTS):
             zygote = self._start(launcher)
             if zygote.ready.get("clean", True) or self._res.lease is None:
                 return zygote
-            _close_zygote(zygote)
+            close_zygote(zygote)
             self._retire_uid()
         return self._start(launcher)
 
@@ -411,7 +296,7 @@ class Sandbox:
         self.uid = self._res.lease.uid
 
     def _stop(self) -> None:
-        _close_zygote(self._res.zygote)
+        close_zygote(self._res.zygote)
         self._res.zygote = None
 
     def close(self) -> None:
@@ -420,60 +305,118 @@ class Sandbox:
             self._finalizer()
 
     # --- running -----------------------------------------------------------------------------
-    def _send(self, request: dict, fds: Sequence[int]) -> _Zygote:
-        """Hand one request to a live zygote, starting one if needed. Raises OSError if none would take it.
+    def _settle(self, zygote: Zygote) -> None:
+        """Read the statuses of runs the caller ended (their teardown overlapped the caller's grading); a run
+        that left more than its scrub budget removes retires the uid. OSError if the zygote died."""
+        while zygote.unread:
+            statuses = supervise.read_statuses(zygote.status, time.monotonic() + REPLY_SLACK_S)
+            if statuses is None:
+                raise OSError("the sandbox zygote died after a run")
+            zygote.unread -= 1
+            if statuses[1] != 0 and self._res.lease is not None:
+                self._retire_uid()
+                raise OSError("retired")
 
-        A request is resent only when the zygote could not have received it
-        whole, so a program never runs twice.
-        """
+    def _next_run(self) -> tuple[Zygote, supervise.Run]:
+        """The run process that takes the next request, from a live zygote (started if needed). OSError if
+        none would take it."""
         assert self._launcher is not None
-        for attempt in range(2):
+        for attempt in range(3):
             zygote = self._res.zygote
-            if zygote is None or zygote.proc.poll() is not None:
-                self._stop()
-                zygote = self._res.zygote = self._start_clean(self._launcher)
             try:
-                send_frame(zygote.ctl, request, fds)
-                return zygote
-            except OSError:
-                self._stop()
-                if attempt == 1:
+                if zygote is None or zygote.proc.poll() is not None:
+                    self._stop()
+                    zygote = self._res.zygote = self._start_clean(self._launcher)
+                self._settle(zygote)
+                got = supervise.receive_run(zygote.ctl, time.monotonic() + START_TIMEOUT_S)
+                if got is None:
+                    raise OSError(stderr_tail(zygote) or "the sandbox zygote made no run process")
+                pidfd, frame = got
+                if "error" in frame:
+                    os.close(pidfd)
+                    zygote.unread += 1
+                    raise OSError(str(frame["error"])[:300])
+                run = supervise.Run(pidfd, supervise.pid_of(pidfd), -1, -1)
+                zygote.template = zygote.template or supervise.parent_of(run.pid)
+                return zygote, run
+            except OSError as exc:
+                if str(exc) != "retired":
+                    self._stop()
+                if attempt == 2:
                     raise
         raise AssertionError("unreachable")
 
-    def _begin(self, request: dict, fds: Sequence[int]) -> _Zygote | ExecResult:
-        """Set the limits and send one run: the zygote it went to, or an "error" result."""
+    def _begin(self, request: dict, payload: dict, fds: Sequence[int]) -> tuple[Zygote, supervise.Run] | ExecResult:
+        """Set the limits and hand one run process its request (the program and setup code in a memfd it
+        reads, its output on memfds this process reads): (zygote, run), or an "error" result. A request is
+        sent once: to a run process that has said it is ready, never again."""
         cgroup = self._res.cgroup
+        own: list[int] = []
         try:
             if cgroup is not None:  # the zygote shares the cgroup: room for its own small allocations and tasks
                 cgroup.limit(int(request["memory_mb"]) + ZYGOTE_MEMORY_MB, self._nproc_cap + OWN_TASKS)
-            return self._send(request, fds)
+            own = [os.memfd_create("payload"), os.memfd_create("stdout"), os.memfd_create("stderr")]
+            os.write(own[0], json.dumps(payload).encode())
+            zygote, run = self._next_run()
+            run.stdout_fd, run.stderr_fd = os.dup(own[1]), os.dup(own[2])
+            run.oom_before = cgroup.oom_kills() if cgroup is not None else 0
+            send_frame(zygote.ctl, request, [*own, *fds])
+            run.started = time.monotonic()
+            return zygote, run
         except OSError as exc:
+            self._stop()
             return ExecResult("error", None, "", "", 0.0, detail=f"sandbox could not start the program: {exc}")
         finally:
-            for fd in fds:
+            for fd in [*own, *fds]:
                 os.close(fd)
 
-    def _collect(self, zygote: _Zygote, request: dict) -> ExecResult:
-        """The zygote's reply to a run `_begin` sent."""
-        timeout_s, memory_mb = float(request["timeout_s"]), int(request["memory_mb"])
-        reply = recv_frame(zygote.ctl, time.monotonic() + timeout_s + REPLY_SLACK_S)
-        if reply is None:
-            why = _stderr_tail(zygote)
-            self._stop()
-            return ExecResult("error", None, "", "", timeout_s,
-                              detail="the sandbox zygote did not answer; it was restarted" + (f" ({why})" if why else ""))
-        if reply.get("dirty") and self._res.lease is not None:
-            self._retire_uid()  # before the next run, which would otherwise start among this one's files
-        return self._result(reply, timeout_s, memory_mb, reply.get("oom_kills", 0) > 0)
+    def _watch(self, zygote: Zygote, memory_mb: int) -> Callable[[], str | None] | None:
+        """Where no cgroup limits the tree's memory, a poll of it: "memory" once it outgrew `memory_mb`."""
+        if self._res.cgroup is not None:
+            return None
+        return lambda: "memory" if supervise.tree_rss(zygote.template) > memory_mb << 20 else None
 
-    def _execute(self, request: dict) -> ExecResult:
-        started = self._begin(request, [])
-        return started if isinstance(started, ExecResult) else self._collect(started, request)
+    def _end(self, zygote: Zygote, run: supervise.Run, request: dict, killed: str | None) -> ExecResult:
+        """Kill the run if `killed` says why, then its result: status, output, what ended it."""
+        timeout_s, memory_mb = float(request["timeout_s"]), int(request["memory_mb"])
+        if killed is not None:
+            supervise.kill(run)
+        duration = time.monotonic() - run.started
+        returncode, dirty = None, False
+        # With namespaces of its own, a run the caller ended is torn down while the caller grades, and read
+        # before the next run; without, its clean-up belongs to its own time: its status comes after it.
+        if killed != "finished" or not self.fresh_namespaces:
+            statuses = supervise.read_statuses(zygote.status, time.monotonic() + REPLY_SLACK_S)
+            if statuses is None:
+                supervise.kill(run)
+                why = stderr_tail(zygote)
+                self._stop()
+                return ExecResult("error", None, "", "", timeout_s, detail="the sandbox zygote did not answer; it was "
+                                  "restarted" + (f" ({why})" if why else ""))
+            returncode = None if killed == "finished" else os.waitstatus_to_exitcode(statuses[0])
+            dirty = statuses[1] != 0
+        else:
+            zygote.unread += 1
+        os.close(run.pidfd)
+        oom = self._res.cgroup is not None and self._res.cgroup.oom_kills() > run.oom_before
+        stdout, cut = supervise.read_output(run.stdout_fd, self._output_cap, tail=False)
+        stderr, _ = supervise.read_output(run.stderr_fd, self._output_cap, tail=True)
+        if dirty and self._res.lease is not None:
+            self._retire_uid()  # before the next run, which would otherwise start among this one's files
+        return self._result(returncode, killed, stdout, cut, stderr, duration, timeout_s, memory_mb, oom)
+
+    def _execute(self, request: dict, payload: dict) -> ExecResult:
+        started = self._begin(request, payload, [])
+        if isinstance(started, ExecResult):
+            return started
+        zygote, run = started
+        watch = self._watch(zygote, int(request["memory_mb"]))
+        killed = supervise.wait(run, zygote.status, run.started + float(request["timeout_s"]), watch)
+        return self._end(zygote, run, request, killed)
 
     @staticmethod
-    def _result(reply: dict, timeout_s: float, memory_mb: int, oom: bool) -> ExecResult:
-        code, killed, stderr = reply["returncode"], reply["killed"], reply["stderr"]
+    def _result(code: int | None, killed: str | None, stdout: str, cut: bool, stderr: str, duration: float,
+                timeout_s: float, memory_mb: int, oom: bool) -> ExecResult:
         if killed == "timeout":
             status, detail = "timeout", f"wall-clock limit of {timeout_s:g}s"
         elif killed == "memory" or oom:
@@ -486,14 +429,15 @@ class Sandbox:
             status, detail = "ok", ""
         else:
             status, detail = "failed", f"exit code {code}" if code >= 0 else f"killed by signal {-code}"
-        return ExecResult(status, code, reply["stdout"], stderr, reply["duration_s"], detail, reply["stdout_truncated"])
+        return ExecResult(status, code, stdout, stderr, duration, detail, cut)
 
     def run(self, program: str, timeout_s: float = 5.0, memory_mb: int = 1024) -> ExecResult:
         """Run `program` as `python program.py` would, to its end or `timeout_s`; never raises on what it does."""
         if self.refusal is not None:
             return ExecResult("error", None, "", "", 0.0, detail=self.refusal)
         with self._lock:
-            return self._execute({"program": program, "harness": "exec", "timeout_s": timeout_s, "memory_mb": memory_mb})
+            return self._execute({"harness": "exec", "timeout_s": timeout_s, "memory_mb": memory_mb},
+                                 {"program": program})
 
     @contextlib.contextmanager
     def serve(self, program: str, *, setup: str = "", timeout_s: float = 5.0, memory_mb: int = 1024) -> Iterator[Session]:
@@ -511,25 +455,29 @@ class Sandbox:
         if self.refusal is not None:
             yield Session(-1, -1, 0.0, ExecResult("error", None, "", "", 0.0, detail=self.refusal), self.refusal)
             return
-        request = {"program": program, "setup": setup, "harness": "serve", "timeout_s": timeout_s, "memory_mb": memory_mb}
+        request = {"harness": "serve", "timeout_s": timeout_s, "memory_mb": memory_mb}
         with self._lock:
             req_r, req_w = os.pipe()
             resp_r, resp_w = os.pipe()
             session = Session(req_w, resp_r, 0.0)
-            started = self._begin(request, [req_r, resp_w])
+            started = self._begin(request, {"program": program, "setup": setup}, [req_r, resp_w])
             session.deadline = time.monotonic() + timeout_s + 0.5  # after a zygote (re)start, not before
             if isinstance(started, ExecResult):
                 session.close()
                 session._ended, session.result = started.detail, started
                 yield session
                 return
+            zygote, run = started
+            session.watch = self._watch(zygote, memory_mb)
             try:
                 yield session
             finally:
                 session.close()
-                with contextlib.suppress(OSError):
-                    send_frame(started.ctl, {"op": "finish"})
-                session.result = self._collect(started, request)
+                if supervise.ended(run):  # by itself: its own status says how
+                    killed = None
+                else:  # by its session's deadline or memory watch, or else by the caller, done with it
+                    killed = session._ended if session._ended in ("timeout", "memory") else "finished"
+                session.result = self._end(zygote, run, request, killed)
 
 
 _default: tuple[int, Sandbox] | None = None

@@ -1,58 +1,56 @@
-"""The sandbox's long-lived process (the template) and the run supervisors it forks.
+"""The sandbox's long-lived process (the template) and the run processes it forks, each of which becomes a program.
 
-Runs as `python -S -I -c <codec.py + harness.py + scrub.py + mounts.py + this source> <config json>`,
-as root inside the sandbox's namespaces when the host allows them (see
+Runs as `python -S -I -c <codec.py + harness.py + scrub.py + mounts.py + this source> <config json>`, as
+root inside the sandbox's namespaces when the host allows them (see
 `runner.py` for the modes). Standard library only; read as text by
 `sandbox/host.py`, never imported by the parent (it acts on import).
 
-Control channel: a unix socket (fd `control_fd`), frames of a 4-byte
-big-endian length + JSON. First frame from here: {"ready": ...} or
-{"error": ...}. Then one request {"program", "timeout_s", "memory_mb",
-"harness": "exec"|"serve", "setup"} -> one reply {"returncode", "stdout",
-"stdout_truncated", "stderr", "duration_s", "killed":
-null|"timeout"|"memory"|"finished", "oom_kills", "dirty"}; while a program
-runs, the parent may send {"op": "finish"} to end it early. A "serve" request
-carries two pipe ends as SCM_RIGHTS (the child reads requests on one, answers
-on the other): the parent talks to the child directly, nothing here reads
-that traffic.
+Channels. The control socket (fd `control_fd`), frames of a 4-byte
+big-endian length + JSON: first the template says {"ready": ...} or
+{"error": ...}; then, for each run, the run process says {"run": true} with
+a pidfd of itself (SCM_RIGHTS) once it is prepared, and reads one request
+{"timeout_s", "memory_mb", "harness": "exec"|"serve"} with its descriptors:
+the payload (a memfd holding {"program", "setup"}), stdout, stderr, and for
+"serve" the two pipe ends of the grader's calls. The status pipe (fd
+`status_fd`): the template writes each run process's wait status there, 4
+raw bytes, once it has reaped it. The parent supervises each run through
+its pidfd (waits, kills) and reads its output from the memfds it made
+(`sandbox/supervise.py`): nothing here reads a program's output, and
+nothing here but the run process itself reads its request.
 
-No run starts from memory that held another run's data. This process, the
-template, sets itself up (view, cgroups, OOM score, a frozen heap), says it
-is ready, and from then on only forks and reaps: it never reads a request, a
-program's source or output, a file name a program chose, or anything a run
-wrote. Each run is served by a fresh fork of it, the run's supervisor, made
-before that run's request is read: the supervisor reads the request, forks
-the program, waits, kills, reads the output, replies and exits; the template
-reaps it and forks the next one. So a program's address space holds the
-template's and its own request, never an earlier run's source, arguments
-(those never pass through here) or output.
+No run starts from memory that held another run's data (issue 41). The
+template sets itself up (view, cgroups, OOM score, warm caches, a frozen
+heap), says it is ready, and from then on only forks and reaps: it never
+reads a request, a program, an output, a file name a program chose, and it
+holds no value a program chose (a status crosses from the kernel to the pipe
+through a fixed buffer that is cleared, never as a Python object). Each run
+process is a fresh fork of it, made before its request is read; it reads
+its own request and becomes the program. So a program's address space holds
+the template's and its own request, never an earlier run's.
 
 Nothing else carries from one run to the next. With `fresh_ns` (root in
-namespaces) the supervisor is the first process (pid 1) of a PID namespace of
-its own (the template unshares one for each fork); before its request arrives
-it enters new mount and IPC namespaces with size- and inode-capped tmpfs on
-/tmp and /dev/shm and a /proc that shows the run's processes only (no
-host-wide counter such as /proc/stat's fork count, where the kernel has
-`subset=pid`). Killing every process of the namespace ends the run; the
-tmpfs, the IPC objects and the namespaces go with the supervisor. A run the
-caller ends ("finish") is answered at once and torn down before the next
-request is read; any other, and one that filled its tmpfs, is torn down
-before the reply, so no clean-up weighs on the next run. Without `fresh_ns`
-the run's processes are swept and its files scrubbed (iteratively, within a
-time budget, never by recursion) before the reply; "dirty" says the budget
-ran out, and the parent then retires the uid (`runner.py`).
+namespaces) the run process is the first process (pid 1) of a PID namespace
+of its own (the template unshares one for each fork, and sets the
+namespace's last pid first, so every run gets the same pids); before its
+request arrives it enters new mount and IPC namespaces with size- and
+inode-capped tmpfs on /tmp and /dev/shm and a /proc that shows the run's
+processes only (`subset=pid` where the kernel has it: no host-wide counter
+such as /proc/stat's fork count). Killing it ends the run: the kernel kills
+every process of the namespace, and the tmpfs, the IPC objects and the
+namespaces go before the template can reap it, so before its status is
+written. Without `fresh_ns` the cleaner sweeps the run's processes and
+scrubs its SysV objects and files before the status is written.
 
-The template joins the sandbox's cgroups once (fds opened by the parent), so
-every run is born inside them, and sets its own oom_score_adj to -1000 where
-the host allows it (the programs take 1000): the kernel's OOM killer picks a
-program, not a sandbox process. Each program: new session; stdin /dev/null,
-stdout and stderr on two memfds that only its supervisor reads back, by
-descriptor (never by path); rlimits; a fresh working directory and TMPDIR;
-drops to the sandbox uid; no_new_privs; the seccomp filter built by the
-parent; then the harness (`sandbox/harness.py`), which shares the program's
-interpreter, so nothing it says is trusted by the parent: "exec" only runs
-the program (the exit status is the result); "serve" runs it, then answers
-calls with plain data, which the parent decodes strictly (`sandbox/codec.py`).
+The template joins the sandbox's cgroups once (fds opened by the parent),
+so every run is born inside them, and sets its own oom_score_adj to -1000
+where the host allows it (programs take 1000). Each program: new session;
+stdin /dev/null, stdout and stderr on the parent's memfds; rlimits; a fresh
+working directory and TMPDIR; drops to the sandbox uid; no_new_privs; the
+seccomp filter built by the parent; then the harness (`sandbox/harness.py`),
+which shares the program's interpreter, so nothing it says is trusted by the
+parent: "exec" only runs the program (the exit status is the result);
+"serve" runs it, then answers calls with plain data, which the parent
+decodes strictly (`sandbox/codec.py`).
 """
 
 import builtins
@@ -62,38 +60,28 @@ import gc
 import json
 import os
 import resource
-import select
 import signal
 import socket
 import struct
 import sys
-import time
-import traceback
 import types
 
 CONFIG = json.loads(sys.argv[1])
 UID = CONFIG["uid"]  # -1: keep the current user (not root: nothing to switch to)
-PID_NS = CONFIG["pid_ns"]  # True: every other process in this pid namespace is the sandbox's
 FRESH_NS = CONFIG["fresh_ns"]  # True: each run in new mount, IPC and PID namespaces of its own
 CGROUP_FDS = CONFIG["cgroup_fds"]  # cgroup.procs files the template joins; [] without cgroups
-ACCOUNTING = not CGROUP_FDS  # without a cgroup, poll the tree's resident memory instead
-OOM_EVENTS_FD = CONFIG["oom_events_fd"]  # memory.oom_control (v1) / memory.events (v2), or -1
-OUTPUT_CAP = CONFIG["output_cap"]
 FSIZE_CAP = CONFIG["fsize_cap"]
 NPROC_CAP = CONFIG["nproc_cap"]
 TMPFS = f"size={CONFIG['tmpfs_bytes']},nr_inodes={CONFIG['tmpfs_inodes']},mode=1777"
-PRIVATE_TMP = CONFIG["private_tmp"]  # True: /tmp and /dev/shm are this sandbox's own tmpfs
-SCRUB_DIRS = tuple(CONFIG["scrub_dirs"])  # world-writable places on a shared host
-SCRUB_BUDGET_S = CONFIG["scrub_budget_s"]  # per run; past it the reply says "dirty" and the parent retires the uid
-HEAVY_TMPFS_BYTES, HEAVY_TMPFS_FILES = 4 << 20, 256  # a run's tmpfs beyond this is freed before the reply
 LIBC = ctypes.CDLL(None, use_errno=True)
 CTL = socket.socket(fileno=CONFIG["control_fd"])
+STATUS_FD = CONFIG["status_fd"]
+TEMPLATE_PID = os.getpid()
 sys.path[:0] = CONFIG["extra_paths"]
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID = 0x00020000, 0x08000000, 0x20000000
-RUN_SERVED, PARENT_GONE = 0, 3  # a supervisor's exit status: go on, or stop (the parent closed the channel)
-TEMPLATE_PID = os.getpid()
 PROC_OPTIONS = None  # the run's /proc mount options, set by the template's probe ("subset=pid" where the kernel has it)
-LAST_PID = b"1000"  # the pid this namespace hands out before each supervisor (it gets 1001, its program 1002...)
+LAST_PID = b"1000"  # this namespace's last pid before each run process (it gets 1001, its first child 1002...)
+RELAYED = CONFIG["relayed"]  # second word of a status a tool's run process relays (never a wait status)
 
 
 # --- seccomp: the parent builds the filter (`sandbox/seccomp.py`); here it is only installed ----
@@ -121,27 +109,11 @@ def _oom_score_adj(value):
         return False
 
 
-def _recv_request():
-    """One control frame and the descriptors sent with it; (None, []) when the parent is gone."""
-    header, fds, _, _ = socket.recv_fds(CTL, 4, 4)
-    while header and len(header) < 4:
-        more = CTL.recv(4 - len(header))
-        if not more:
-            break
-        header += more
-    if len(header) < 4:
-        for fd in fds:
-            os.close(fd)
-        return None, []
-    body = read_exact(CTL.fileno(), struct.unpack(">I", header)[0])
-    return (None, fds) if body is None else (json.loads(body), fds)
-
-
-# --- the program ---------------------------------------------------------------------------------
+# --- the run process: prepared before its request, then the program ------------------------------
 def _contain(run_dir, stdout_fd, stderr_fd, keep):
     """Everything about the program's process that does not depend on the request: session, output on fds 1
     and 2, fixed rlimits, working directory, uid, no_new_privs, seccomp. The fds in `keep` stay open, as 3,
-    4...; every other is closed."""
+    4...; every other is closed (the control socket with them)."""
     CTL.detach()  # the fd is closed below; the object must not close a reused number later
     os.setsid()
     _oom_score_adj(1000)
@@ -172,7 +144,7 @@ def _place_fds(fds, first):
     os.closerange(first + len(high), 65536)
 
 
-def _start(request, rpc_fds):
+def _start(request, payload, rpc_fds):
     """The request's limits (lowering only: allowed without privileges), its channels on fds 3 and 4, then the
     harness. Never returns."""
     cpu = int(float(request["timeout_s"])) + 1
@@ -185,191 +157,34 @@ def _start(request, rpc_fds):
     namespace = main.__dict__
     namespace["__builtins__"] = builtins
     if request["harness"] == "serve":
-        serve(request["program"], request.get("setup") or "", namespace)
-    run_program(request["program"], namespace)
+        serve(payload["program"], payload.get("setup") or "", namespace)
+    run_program(payload["program"], namespace)
 
 
-def _fork_program(run_dir, stdout_fd, stderr_fd, request, fds):
-    """The program's process (containment, then the harness): its pid, or -1 when it could not be made."""
-    try:
-        pid = os.fork()
-    except OSError as exc:
-        os.write(stderr_fd, f"sandbox: setup failed: {exc}\n".encode())
-        pid = -1
-    if pid == 0:
-        try:
-            _contain(run_dir, stdout_fd, stderr_fd, fds)
-        except BaseException as exc:  # containment could not be set up: do not run the program
-            os.write(2, f"sandbox: setup failed: {exc}\n".encode())
-            os._exit(125)
-        _start(request, range(3, 3 + len(fds)))
-    for fd in fds:
-        os.close(fd)
-    return pid
+def _recv_request():
+    """The run's request frame and the descriptors sent with it; (None, []) when the parent is gone."""
+    header, fds, _, _ = socket.recv_fds(CTL, 4, 8)
+    while header and len(header) < 4:
+        more = CTL.recv(4 - len(header))
+        if not more:
+            break
+        header += more
+    body = read_exact(CTL.fileno(), struct.unpack(">I", header)[0]) if len(header) == 4 else None
+    if body is None:
+        for fd in fds:
+            os.close(fd)
+        return None, []
+    return json.loads(body), fds
 
 
-# --- a run in namespaces of its own (FRESH_NS): the supervisor is the namespace's pid 1 ------------
-def _kill_namespace():
-    """SIGKILL every process of the run's PID namespace but this one (its pid 1). Only ever called there: on
-    a shared pid namespace kill(-1) would reach the host's processes."""
-    assert FRESH_NS and os.getpid() == 1
-    try:
-        os.kill(-1, signal.SIGKILL)
-    except OSError:
-        pass  # nothing left to kill
-
-
-def _reap_namespace():
-    """Kill and reap until this pid 1 has no process left (orphans of the run come back to it)."""
-    while True:
-        _kill_namespace()
-        try:
-            os.waitpid(-1, 0)
-        except ChildProcessError:
-            return
-
-
-def _tmpfs_in_use():
-    """Whether the run left more than a little in its private /tmp or /dev/shm."""
-    for top in ("/tmp", "/dev/shm"):
-        st = os.statvfs(top)
-        if (st.f_blocks - st.f_bfree) * st.f_frsize > HEAVY_TMPFS_BYTES or st.f_files - st.f_ffree > HEAVY_TMPFS_FILES:
-            return True
-    return False
-
-
-def _run_in_namespaces(request, fds, stdout_fd, stderr_fd):
-    """One run in the namespaces `_prepare_namespaces` made: (reply, what is left to do once it is sent)."""
-    timeout_s, memory_mb = float(request["timeout_s"]), int(request["memory_mb"])
-    oom_before = _oom_kills()
-    start = time.monotonic()
-    pid = _fork_program("/tmp/run", stdout_fd, stderr_fd, request, fds)
-    killed = None
-    if pid > 0:
-        pidfd = os.pidfd_open(pid)
-        killed = _wait(pidfd, timeout_s, memory_mb)
-        os.close(pidfd)
-    duration = time.monotonic() - start
-    heavy = _tmpfs_in_use()
-    _kill_namespace()  # and with it the daemons and children the program left: none runs after the reply
-    if killed == "gone":
-        return None, None
-    if killed == "finished" and not heavy:  # the caller ended it: reply now, tear down while it reads the reply
-        return _reply(None, stdout_fd, stderr_fd, duration, killed, oom_before), _reap_namespace
-    status = _wait_status(pid) if pid > 0 else 125 << 8
-    _reap_namespace()
-    if heavy:  # free its pages now, within this run's time (nothing holds them once every process is gone)
-        for top in ("/tmp", "/dev/shm"):
-            LIBC.umount2(top.encode(), 2)  # MNT_DETACH
-    return _reply(status, stdout_fd, stderr_fd, duration, killed, oom_before), None
-
-
-# --- a run on a shared file system or pid namespace ----------------------------------------------
-def _sandbox_processes():
-    """(pid, state, parent pid) of every process of the sandbox but this one, the template and the pid
-    namespace's init."""
-    me, found = os.getpid(), []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) in (1, me, TEMPLATE_PID):
-            continue
-        try:
-            if not PID_NS and _real_uid(name) != UID:  # not st_uid: a process that left root is owned by root there
-                continue
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                state, parent = fh.read().rsplit(b")", 1)[1].split()[:2]
-            found.append((int(name), state, int(parent)))
-        except (OSError, ValueError):
-            pass
-    return found
-
-
-def _sandbox_pids():
-    """Every live (not zombie) process of the sandbox but this one, the template (and the namespace's init)."""
-    return [pid for pid, state, _ in _sandbox_processes() if state != b"Z"]
-
-
-def _real_uid(pid):
-    with open(f"/proc/{pid}/status", "rb") as fh:
-        for line in fh:
-            if line.startswith(b"Uid:"):
-                return int(line.split()[1])
-    return -1
-
-
-def _kill_leftovers(pgid):
-    """SIGKILL whatever the program left running, however it daemonised, then reap."""
-    if pgid:
-        try:
-            os.killpg(pgid, signal.SIGKILL)
-        except OSError:
-            pass
-    if PID_NS or UID >= 0:
-        for attempt in range(500):  # a fork bomb is capped by pids.max / RLIMIT_NPROC, so this converges
-            processes = _sandbox_processes()
-            alive = [pid for pid, state, _ in processes if state != b"Z"]
-            # Dead but unreaped children of this process or of a sandbox process about to die (they come back
-            # here, the subreaper): wait for them too, or they outlive the run as zombies.
-            ours = {os.getpid(), *alive}
-            if not alive and not any(state == b"Z" and parent in ours for _, state, parent in processes):
-                break
-            for pid in alive:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            _reap()
-            if attempt:
-                time.sleep(0.002)  # killed but not yet dead; they are not all our children to wait for
-    _reap()
-
-
-REAPED = {}  # pid -> wait status of children reaped while sweeping, so the run's own status is not lost
-
-
-def _reap():
-    while True:
-        try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        REAPED[pid] = status
-
-
-def _wait_status(pid):
-    if pid in REAPED:
-        return REAPED.pop(pid)
-    return os.waitpid(pid, 0)[1]
-
-
-def _clean_up(run_dir):
-    """What a run on a shared file system or pid namespace leaves: its files (`scrub.py`) and SysV IPC
-    objects. True when nothing is left (False: the time budget ran out). Never raises: the sandbox outlives
-    whatever a program left behind."""
-    try:
-        if PID_NS or UID >= 0:
-            _scrub_ipc()
-        return scrub_run(run_dir, ("/tmp", "/dev/shm") if PRIVATE_TMP else SCRUB_DIRS, None if PRIVATE_TMP else UID,
-                         SCRUB_BUDGET_S)
-    except Exception as exc:  # noqa: BLE001
-        os.write(2, f"sandbox: clean-up stopped: {type(exc).__name__}: {exc}\n".encode())
-        return False
-
-
-def _scrub_ipc():
-    """Remove the SysV shared memory, queues and semaphores the program created: all of them in the
-    sandbox's own ipc namespace, those of the sandbox uid on a shared host."""
-    for kind, remove in (("shm", lambda i: LIBC.shmctl(i, 0, None)), ("msg", lambda i: LIBC.msgctl(i, 0, None)),
-                         ("sem", lambda i: LIBC.semctl(i, 0, 0, 0))):  # IPC_RMID = 0
-        try:
-            with open(f"/proc/sysvipc/{kind}") as fh:
-                header, *rows = [line.split() for line in fh]
-        except (OSError, ValueError):
-            continue
-        for row in rows:
-            if len(row) == len(header) and (PID_NS or int(row[header.index("uid")]) == UID):
-                remove(int(row[1]))
+def _read_payload(fd):
+    """The program and the setup code, from the memfd the parent wrote them to (then closed)."""
+    data, offset = [], 0
+    while chunk := os.pread(fd, 1 << 20, offset):
+        data.append(chunk)
+        offset += len(chunk)
+    os.close(fd)
+    return json.loads(b"".join(data))
 
 
 def _run_dir():
@@ -381,162 +196,93 @@ def _run_dir():
     return path
 
 
-def _run_on_host(request, fds, stdout_fd, stderr_fd):
-    """One run forked straight from the supervisor (no namespaces of its own): swept and scrubbed before the
-    reply."""
-    timeout_s, memory_mb = float(request["timeout_s"]), int(request["memory_mb"])
-    oom_before = _oom_kills()
-    run_dir = _run_dir()
-    start = time.monotonic()
-    pid = _fork_program(run_dir, stdout_fd, stderr_fd, request, fds)
-    killed = None
-    if pid > 0:
-        pidfd = os.pidfd_open(pid)
-        killed = _wait(pidfd, timeout_s, memory_mb)
-        os.close(pidfd)
-    duration = time.monotonic() - start
-    if pid > 0:
-        for target, kill in ((pid, os.killpg), (pid, os.kill)):
-            try:
-                kill(target, signal.SIGKILL)
-            except OSError:
-                pass
-    status = _wait_status(pid) if pid > 0 else 125 << 8  # a SIGKILLed child of ours: block until it is gone
-    _kill_leftovers(pid if pid > 0 else None)  # what it left behind: daemons, other process groups
-    REAPED.clear()
-    clean = _clean_up(run_dir)  # first: tmpfs pages count against the cgroup the sandbox shares with the program
-    if killed == "gone":
-        return None, None
-    reply = _reply(status, stdout_fd, stderr_fd, duration, killed, oom_before)
-    reply["dirty"] = not clean
-    return reply, None
+def _become_program():
+    """The run process: prepare what needs no request (namespaces, tmpfs, /proc, the run's folder), tell the
+    parent (with a pidfd of itself, its handle on the run), read the request, become the program. Returns
+    only when the parent is gone."""
+    try:
+        if FRESH_NS:
+            _prepare_namespaces(PROC_OPTIONS)
+    except OSError as exc:  # the parent reports it as the run's error, and starts a new sandbox
+        frame = json.dumps({"error": f"the run's namespaces could not be made: {exc}"}).encode()
+        socket.send_fds(CTL, [struct.pack(">I", len(frame)) + frame], [os.pidfd_open(os.getpid())])
+        return
+    socket.send_fds(CTL, [struct.pack(">I", 13) + b'{"run": true}'], [os.pidfd_open(os.getpid())])
+    request, fds = _recv_request()
+    if request is None or len(fds) < 3:
+        return
+    payload, stdout_fd, stderr_fd, rpc_fds = fds[0], fds[1], fds[2], fds[3:]
+    if FRESH_NS and request["harness"] == "exec" and _as_init_of(stdout_fd, stderr_fd):
+        return
+    try:
+        payload = _read_payload(payload)
+        # Shared /tmp: made only now, once the cleaner has removed what the previous run left of this uid.
+        run_dir = "/tmp/run" if FRESH_NS else _run_dir()
+        _contain(run_dir, stdout_fd, stderr_fd, rpc_fds)
+    except BaseException as exc:  # containment could not be set up: do not run the program
+        os.write(stderr_fd, f"sandbox: setup failed: {exc}\n".encode())
+        os._exit(125)
+    _start(request, payload, range(3, 3 + len(rpc_fds)))
 
 
-# --- one run -------------------------------------------------------------------------------------
-def _tree_rss():
-    total = 0
-    for pid in _sandbox_pids():
-        try:
-            with open(f"/proc/{pid}/statm", "rb") as fh:
-                total += int(fh.read().split()[1]) * resource.getpagesize()
-        except (OSError, IndexError, ValueError):
-            pass
-    return total
-
-
-def _wait(ended, timeout_s, memory_mb):
-    """Block until `ended` is readable (the program is gone: None), the time is up ("timeout"), the tree
-    outgrows its memory ("memory"), the parent says finish ("finished") or is gone ("gone")."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return "timeout"
-        ready = select.select([ended, CTL], [], [], min(remaining, 0.05) if ACCOUNTING else remaining)[0]
-        if ended in ready:
-            return None
-        if CTL in ready:
-            message, fds = _recv_request()
-            for fd in fds:
-                os.close(fd)
-            if message is None:
-                return "gone"
-            if message.get("op") == "finish":
-                return "finished"
-        if ACCOUNTING and _tree_rss() > memory_mb << 20:
-            return "memory"
-
-
-def _read_output(fd, tail):
-    size = os.fstat(fd).st_size
-    data = os.pread(fd, OUTPUT_CAP, max(0, size - OUTPUT_CAP) if tail else 0)
-    os.close(fd)
-    return data.decode(errors="replace"), size > OUTPUT_CAP
-
-
-def _oom_kills():
-    """The cgroup's count of processes killed by its memory limit (0 without a cgroup)."""
-    if OOM_EVENTS_FD < 0:
-        return 0
-    for line in os.pread(OOM_EVENTS_FD, 4096, 0).split(b"\n"):
-        if line.startswith(b"oom_kill "):
-            return int(line.split()[1])
-    return 0
-
-
-def _reply(status, stdout_fd, stderr_fd, duration, killed, oom_before):
-    """The reply to a run; `status` None when the caller ended it and its exit status is not waited for."""
-    stdout, stdout_cut = _read_output(stdout_fd, tail=False)
-    stderr, _ = _read_output(stderr_fd, tail=True)
-    return {"returncode": None if status is None else os.waitstatus_to_exitcode(status), "stdout": stdout,
-            "stdout_truncated": stdout_cut, "stderr": stderr, "duration_s": duration, "killed": killed,
-            "oom_kills": _oom_kills() - oom_before, "dirty": False}
-
-
-# --- the supervisor: one run, in a fresh fork of the template -------------------------------------
-def _next_request():
-    """The next run's request and descriptors, or (None, []) when the parent is gone. A finish that crossed
-    the reply of a run that had already ended is skipped."""
-    while True:
-        request, fds = _recv_request()
-        if request is None or request.get("op") != "finish":
-            return request, fds
-        for fd in fds:
-            os.close(fd)
-
-
-def _supervise():
-    """Serve one run (see the module docstring); the exit status for the template. Everything that is done
-    before the request arrives is, so the run starts at once."""
-    stdout_fd, stderr_fd = os.memfd_create("stdout"), os.memfd_create("stderr")
-    if FRESH_NS:
-        _prepare_namespaces(PROC_OPTIONS)
-    else:
-        LIBC.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: the program's orphans come back here to be swept
-    request, fds = _next_request()
-    if request is None:
-        return PARENT_GONE
-    reply, then = (_run_in_namespaces if FRESH_NS else _run_on_host)(request, fds, stdout_fd, stderr_fd)
-    if reply is None:
-        return PARENT_GONE
-    write_frame(CTL.fileno(), reply)
-    if then is not None:  # tearing down a run the caller ended, while the caller reads the verdict
-        then()
-    return RUN_SERVED
-
-
-def _in_child(work):
-    """Run `work()` in a fork and return what it returned (a bool), so that what it reads (a previous
-    sandbox's leftovers, a mount probe) never enters this process's memory."""
-    pid = os.fork()
+def _as_init_of(stdout_fd, stderr_fd):
+    """For a program run as a tool ("exec"): stay the namespace's init and let the program run as pid 2, so that
+    the signals it sends itself act as they would anywhere (the kernel ignores those a pid 1 sends itself with
+    the default action, SIGKILL included). True here, once the program's wait status is written to the status
+    pipe (with `RELAYED` as its second word); False in the program, which goes on."""
+    status = ctypes.c_int()
+    try:
+        pid = os.fork()
+    except OSError as exc:
+        os.write(stderr_fd, f"sandbox: setup failed: {exc}\n".encode())
+        return True
     if pid == 0:
-        try:
-            os._exit(0 if work() else 1)
-        except BaseException:  # noqa: BLE001 - the answer is "no"; the reason goes to stderr
-            traceback.print_exc()
-            os._exit(2)
-    return os.waitstatus_to_exitcode(_wait_for(pid)) == 0
+        return False
+    for fd in (stdout_fd, stderr_fd):
+        os.close(fd)
+    while LIBC.waitpid(pid, ctypes.byref(status), 0) != pid and ctypes.get_errno() == 4:  # EINTR
+        pass
+    LIBC.write(STATUS_FD, ctypes.byref((ctypes.c_int * 2)(status.value, RELAYED)), 8)
+    return True
 
 
-def _wait_for(pid):
-    """The wait status of child `pid`, reaping any other child (an orphan of a run) that ends first."""
-    while True:
-        done, status = os.waitpid(-1, 0)
-        if done == pid:
-            return status
+# --- the template ----------------------------------------------------------------------------------
+class _Status(ctypes.Structure):
+    """What the template writes to the status pipe for each run: the run process's wait status and its
+    cleaner's (0 where runs have namespaces of their own: nothing to clean). Filled and sent by C calls and
+    cleared, so no Python object (no local a later fork could reach) ever holds a value a program chose."""
+    _fields_ = [("run", ctypes.c_int), ("clean", ctypes.c_int)]
 
 
-def _clean_leftovers():
-    """What a killed sandbox with this uid may have left: its processes, its files (True when all gone)."""
-    _kill_leftovers(None)
-    return _clean_up(_run_dir())
+_STATUS, _SCRATCH = _Status(), ctypes.c_int()
+
+
+def _reap_until(pid, into):
+    """Reap children (the orphans of a run end here too) until `pid`; its wait status goes to the c_int at
+    `into`. False if it cannot be (never: only this process reaps its children)."""
+    while (done := LIBC.waitpid(-1, ctypes.byref(_SCRATCH), 0)) != pid:
+        if done < 0 and ctypes.get_errno() != 4:  # not EINTR
+            return False
+    ctypes.memmove(into, ctypes.byref(_SCRATCH), 4)
+    _SCRATCH.value = 0
+    return True
+
+
+def _clean():
+    """In a throwaway fork of the template: remove what the last run left (`scrub.clean`); exit 0 when all of
+    it is gone, 1 when the time budget ran out (the parent then retires the uid)."""
+    try:
+        done = clean(UID, CONFIG["pid_ns"], tuple(CONFIG["scrub_dirs"]), CONFIG["scrub_budget_s"],
+                     {1, TEMPLATE_PID, os.getpid()})
+    except BaseException:  # noqa: BLE001 - not clean: the uid is retired
+        done = False
+    os._exit(0 if done else 1)
 
 
 def _fixed_pids():
-    """An fd of this pid namespace's ns_last_pid (or -1 where it cannot be written): set to the same value
-    before each supervisor is forked, the supervisor and its program get the same pids here in every run, so
-    the pids this process holds in memory (and its forks inherit) say nothing of how many processes an
-    earlier run started."""
+    """An fd of this pid namespace's ns_last_pid, or -1 where it cannot be written. Set to the same value before
+    each run process is forked, every run gets the same pids here, so the pids this process holds say
+    nothing of how many processes an earlier run started."""
     try:
         fd = os.open("/proc/sys/kernel/ns_last_pid", os.O_WRONLY | os.O_CLOEXEC)
         os.pwrite(fd, LAST_PID, 0)
@@ -546,10 +292,11 @@ def _fixed_pids():
 
 
 def _serve_runs(last_pid):
-    """The template's loop: fork a supervisor (the pid 1 of a new PID namespace with `FRESH_NS`), reap it,
-    fork the next. `last_pid`: `_fixed_pids`'s fd, or -1. Returns when the parent is gone or a supervisor
-    failed: the parent then sees the control channel close and starts a new sandbox."""
+    """Fork a run process (the pid 1 of a new PID namespace with `FRESH_NS`); once it is reaped, clean up
+    after it where runs share the host, send the statuses, fork the next; until the parent is gone.
+    `last_pid`: `_fixed_pids`'s fd, or -1."""
     own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC) if FRESH_NS else -1
+    run, cleaner = ctypes.addressof(_STATUS) + _Status.run.offset, ctypes.addressof(_STATUS) + _Status.clean.offset
     while True:
         if FRESH_NS and LIBC.unshare(CLONE_NEWPID) != 0:
             raise OSError(ctypes.get_errno(), "unshare of a run's pid namespace failed")
@@ -557,20 +304,47 @@ def _serve_runs(last_pid):
             os.pwrite(last_pid, LAST_PID, 0)
         pid = os.fork()
         if pid == 0:
-            code = 1
             try:
-                for fd in (own_pid_ns, last_pid):
+                for fd in (own_pid_ns, last_pid):  # the status pipe stays: a tool's run relays its program's status
                     if fd >= 0:
                         os.close(fd)
-                code = _supervise()
-            except BaseException:  # noqa: BLE001 - reported, and the template stops: the parent restarts it
-                traceback.print_exc()
+                _become_program()
             finally:
-                os._exit(code)
+                os._exit(0)
         if FRESH_NS and LIBC.setns(own_pid_ns, CLONE_NEWPID) != 0:
             raise OSError(ctypes.get_errno(), "setns back to the template's pid namespace failed")
-        if os.waitstatus_to_exitcode(_wait_for(pid)) != RUN_SERVED:
+        if not _reap_until(pid, run):
             return
+        if not FRESH_NS:
+            pid = os.fork()
+            if pid == 0:
+                _clean()
+            if not _reap_until(pid, cleaner):
+                return
+        sent = LIBC.write(STATUS_FD, ctypes.byref(_STATUS), 8) == 8
+        ctypes.memset(ctypes.byref(_STATUS), 0, 8)
+        if not sent:  # the parent is gone
+            return
+
+
+def _in_child(work):
+    """Run `work()` in a fork and return whether it returned true, so that what it touches stays out of this
+    process's memory."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os._exit(0 if work() else 1)
+        except BaseException:  # noqa: BLE001 - the answer is "no"
+            os._exit(2)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+
+
+def _warm():
+    """Make here, once, the state Python builds lazily on first use (the compiler's AST types, the codec's and
+    json's caches), so that no run pays for it: run a fixed program and round-trip a fixed value."""
+    exec(compile("def f(x):\n    return [x, str(x)]\n", "<warm>", "exec"), {"__builtins__": builtins})
+    wire = Encoder(lambda iterator: 0).encode([1, 2.5, "a", b"b", (None,), {"k": [1]}, {1}, iter(())])
+    Decoder(iterator=lambda number: None).decode(json.loads(json.dumps(wire)))
 
 
 def _main():
@@ -582,7 +356,7 @@ def _main():
         for key in list(os.environ):  # bwrap adds PWD; programs get PATH, LANG and their own TMPDIR only
             if key not in ("PATH", "LANG"):
                 del os.environ[key]
-        LIBC.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans of a supervisor come back here to be reaped
+        LIBC.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: the orphans of a run come back here to be reaped
         oom_protected = _oom_score_adj(-1000)
         for fd in CGROUP_FDS:  # join once: children are born inside (moving each child would cost ms)
             os.write(fd, b"0")  # "0": this process; the fd was opened by the parent, outside any view
@@ -592,14 +366,15 @@ def _main():
         if FRESH_NS:
             PROC_OPTIONS = "subset=pid" if _in_child(lambda: _probe_proc("subset=pid")) else None
         last_pid = _fixed_pids() if FRESH_NS else -1  # never on a shared pid namespace: it is the host's counter
+        _warm()
     except BaseException as exc:
         write_frame(CTL.fileno(), {"error": f"{type(exc).__name__}: {exc}"})
         return
-    clean = _in_child(_clean_leftovers) if UID >= 0 and not PID_NS else True
-    write_frame(CTL.fileno(), {"ready": True, "pid": os.getpid(), "seccomp": SECCOMP is not None,
-                               "oom_protected": oom_protected, "clean": clean,
+    clean_at_start = FRESH_NS or _in_child(lambda: clean(UID, CONFIG["pid_ns"], tuple(CONFIG["scrub_dirs"]),
+                                                         CONFIG["scrub_budget_s"], {1, TEMPLATE_PID, os.getpid()}))
+    write_frame(CTL.fileno(), {"ready": True, "seccomp": SECCOMP is not None, "oom_protected": oom_protected,
                                "proc_private": not FRESH_NS or PROC_OPTIONS is not None,
-                               "fixed_pids": not FRESH_NS or last_pid >= 0})
+                               "fixed_pids": not FRESH_NS or last_pid >= 0, "clean": clean_at_start})
     gc.freeze()  # every object so far: never traversed again, so no fork copies a page for the collector
     _serve_runs(last_pid)
 

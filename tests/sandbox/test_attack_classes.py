@@ -143,7 +143,7 @@ def test_f2_pid_numbers_start_afresh_in_every_run(sandbox) -> None:
     probe = "import os\nprint(os.getpid(), sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))"
     first = sandbox.run(probe).stdout
     sandbox.run("import os\nfor _ in range(20):\n    if os.fork() == 0:\n        os._exit(0)\n    os.wait()\n")
-    assert sandbox.run(probe).stdout == first == "2 [1, 2]\n"  # the run's init, and the program
+    assert sandbox.run(probe).stdout == first == "2 [1, 2]\n"  # a tool's program runs under the namespace's init
 
 
 def test_f2_tmpfs_inode_numbers_start_afresh_in_every_run(sandbox) -> None:

@@ -48,7 +48,7 @@ ATTACKS: dict[str, str] = {
     "kill_parent": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n" + WRONG,
     "kill_pid_1": "import os, signal\nos.kill(1, signal.SIGKILL)\n" + WRONG,
     "kill_everything": "import os, signal\nos.kill(-1, signal.SIGKILL)\n" + WRONG,
-    "kill_own_group": "import os, signal\nos.killpg(0, signal.SIGKILL)\n" + GOOD,
+    "kill_own_group": "import os, signal\nos.killpg(0, signal.SIGKILL)\n" + WRONG,
     "sys_exit_zero": GOOD + "\nimport sys\nsys.exit(0)\n" + "def add(a, b):\n    return 0",
     "os_exit_zero": "import os\nos._exit(0)\n" + GOOD,
     "exit_inside_function": "def add(a, b):\n    raise SystemExit(0)",

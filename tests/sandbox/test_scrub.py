@@ -1,12 +1,13 @@
-"""The clean-up of runs without a tmpfs of their own: iterative, bounded in time, never following a link."""
+"""The clean-up of runs that share the host: iterative, bounded in time, never following a link."""
 
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
-from rlvr_core.sandbox.scrub import remove_tree, scrub, scrub_run
+from rlvr_core.sandbox.scrub import remove_tree, scrub
 
 
 def test_the_scrub_removes_a_nest_deeper_than_recursion_or_path_max_allow(tmp_path) -> None:
@@ -21,7 +22,7 @@ def test_the_scrub_removes_a_nest_deeper_than_recursion_or_path_max_allow(tmp_pa
     os.symlink("/etc", "link", dir_fd=fd)  # removed, never followed
     os.close(fd)
     (tmp_path / "left").mkdir()
-    scrub_run(str(tmp_path / "run"), (str(tmp_path),), os.getuid(), budget_s=600)
+    assert scrub(str(tmp_path), os.getuid(), deadline=time.monotonic() + 600)
     assert os.listdir(tmp_path) == [] and os.path.isdir("/etc")
     parent = os.open(tmp_path, os.O_RDONLY)
     with pytest.raises(FileNotFoundError):
@@ -29,17 +30,24 @@ def test_the_scrub_removes_a_nest_deeper_than_recursion_or_path_max_allow(tmp_pa
     os.close(parent)
 
 
-def test_the_scrub_stops_at_its_time_budget_and_finishes_later(tmp_path) -> None:
+def test_the_scrub_stops_at_its_time_budget_and_says_so(tmp_path) -> None:
+    """Out of time it removes nothing more and returns False (the sandbox then retires the uid); an empty
+    folder, the run folder of a program that left nothing, is removed whatever the time."""
     (tmp_path / "run").mkdir()
     for i in range(50):
         (tmp_path / "run" / str(i)).write_text("x")
-    scrub_run(str(tmp_path / "run"), (), None, budget_s=-1)  # no time at all: nothing removed, nothing raised
+    assert scrub(str(tmp_path), None, deadline=time.monotonic() - 1) is False
     assert len(os.listdir(tmp_path / "run")) == 50
-    scrub_run(str(tmp_path / "run"), (), None, budget_s=600)
-    assert not (tmp_path / "run").exists()
+    (tmp_path / "empty").mkdir()
+    parent = os.open(tmp_path, os.O_RDONLY)
+    assert remove_tree(parent, "empty", deadline=0) is True and not (tmp_path / "empty").exists()
+    os.close(parent)
+    assert scrub(str(tmp_path), None, deadline=time.monotonic() + 600) is True and os.listdir(tmp_path) == []
 
 
-def test_the_scrub_keeps_what_another_uid_owns(tmp_path) -> None:
+def test_the_scrub_keeps_what_another_uid_owns_and_names_outside_its_prefix(tmp_path) -> None:
     (tmp_path / "mine").write_text("x")
-    scrub(str(tmp_path), os.getuid() + 1, deadline=float("inf"))
-    assert (tmp_path / "mine").exists()
+    (tmp_path / "run-1").write_text("x")
+    assert scrub(str(tmp_path), os.getuid() + 1, deadline=float("inf"))
+    assert scrub(str(tmp_path), os.getuid(), deadline=float("inf"), prefix="run-")
+    assert os.listdir(tmp_path) == ["mine"]
