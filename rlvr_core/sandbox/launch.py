@@ -94,7 +94,7 @@ def lacks(launcher: Launcher, uid: int, has_cgroup: bool, ready: dict) -> tuple[
         out += ["no pid namespace: other processes are visible in /proc (not signalable: another uid)",
                 "no mount namespace: host files are readable with the sandbox uid's permissions (world-readable "
                 "project files; a dataset store the project wrote is not: its files are 0600)",
-                "no private /tmp: world-writable directories are shared during a run; /tmp, /var/tmp, /dev/shm and "
+                "no private /tmp: world-writable directories are shared during a run; /tmp, /var/tmp, /dev/shm, /run/lock and "
                 "/dev/mqueue are scrubbed after it (up to 2 s per run; a run that leaves more has its uid retired to a "
                 "background scrubber and the next run gets a clean uid), files left in other world-writable "
                 "directories survive",

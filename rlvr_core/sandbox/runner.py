@@ -63,11 +63,12 @@ closed, output) before any real one runs:
   (mount + pivot_root): the same guarantees as bwrap. Where the host forbids
   namespaces (Docker's default seccomp profile) it runs on the host file
   system with the uid, seccomp, cgroup and a scrub of /tmp, /var/tmp,
-  /dev/shm, /dev/mqueue and SysV IPC after each run; `Sandbox.lacks` then
-  lists what is missing: other processes visible in /proc, world-readable
-  host files (the checkout, a dataset store) readable, no total disk quota
-  on /tmp during a run, files left in other world-writable folders, pid
-  numbers shared with the host. Host
+  /dev/shm, /dev/mqueue, /run/lock and SysV IPC after each run;
+  `Sandbox.lacks` then lists what is missing: other processes visible in
+  /proc, world-readable host files (the checkout; not a dataset store the
+  project wrote: its files are 0600) readable, no total disk quota on /tmp
+  during a run, files left in other world-writable folders, pid numbers
+  shared with the host. Host
   mode needs root (else the program would act as the caller) and a closed
   network (seccomp or a network namespace), else it refuses.
 - "auto" (default): bwrap if its probe passes, else host, logged as a
