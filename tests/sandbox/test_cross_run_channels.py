@@ -81,10 +81,8 @@ def test_the_sandbox_hands_out_the_same_pids_in_every_run(sandbox) -> None:
     every time it counts nothing (a run that forked 40 processes shifts nothing)."""
     skip_without_namespaces(sandbox, "pid numbers private to the sandbox")
     root_only()
-    program = "import time\ntime.sleep(0.3)\n"
-
     def pids_in_every_namespace() -> str:
-        with sandbox.serve(program + "def f():\n    return 0\n") as session:
+        with sandbox.serve("def f():\n    return 0\n") as session:  # alive until the block ends
             session.receive()
             zygote = psutil.Process(sandbox._res.zygote.proc.pid)
             live = [p for p in zygote.children(recursive=True)
