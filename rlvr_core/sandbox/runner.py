@@ -124,7 +124,7 @@ PROBE = ("import os, socket\ntry:\n    socket.socket().close()\n    net = 'open'
          "print(os.getuid(), net, sum(range(5)))")
 REPLY_SLACK_S = 30.0  # past the program's own limit, for the zygote's clean-up under load
 ZYGOTE_MEMORY_MB = 16  # what the zygote may allocate inside the cgroup it shares with the program
-OWN_TASKS = 1  # tasks of the cgroup that are not the program's: the zygote
+OWN_TASKS = 2  # tasks of the cgroup that are not the program's: the zygote, and the run's init or cleaner
 TMPFS_INODES = 16384  # files a run may create in its private /tmp or /dev/shm: bounds the teardown
 MAX_RETIREMENTS = 3  # uids retired in a row at a zygote's start (each held a killed sandbox's flood) before going on
 
@@ -306,9 +306,10 @@ class Sandbox:
             self._finalizer()
 
     # --- running -----------------------------------------------------------------------------
-    def _settle(self, zygote: Zygote) -> None:
-        """Read the statuses of runs the caller ended (their teardown overlapped the caller's grading); a run
-        that left more than its scrub budget removes retires the uid. OSError if the zygote died."""
+    def _settle(self, zygote: Zygote) -> bool:
+        """Read the statuses of runs the caller ended (their teardown overlapped the caller's grading). False
+        when one left more than its scrub budget removes: the uid is retired, the zygote stopped. OSError if
+        the zygote died."""
         while zygote.unread:
             statuses = supervise.read_statuses(zygote.status, time.monotonic() + REPLY_SLACK_S)
             if statuses is None:
@@ -316,7 +317,8 @@ class Sandbox:
             zygote.unread -= 1
             if statuses[1] != 0 and self._res.lease is not None:
                 self._retire_uid()
-                raise OSError("retired")
+                return False
+        return True
 
     def _next_run(self) -> tuple[Zygote, supervise.Run]:
         """The run process that takes the next request, from a live zygote (started if needed). OSError if
@@ -328,7 +330,8 @@ class Sandbox:
                 if zygote is None or zygote.proc.poll() is not None:
                     self._stop()
                     zygote = self._res.zygote = self._start_clean(self._launcher)
-                self._settle(zygote)
+                if not self._settle(zygote):
+                    continue  # retired with its uid: the next attempt starts a zygote with a clean one
                 got = supervise.receive_run(zygote.ctl, time.monotonic() + START_TIMEOUT_S)
                 if got is None:
                     raise OSError(stderr_tail(zygote) or "the sandbox zygote made no run process")
@@ -340,12 +343,11 @@ class Sandbox:
                 run = supervise.Run(pidfd, supervise.pid_of(pidfd), -1, -1)
                 zygote.template = zygote.template or supervise.parent_of(run.pid)
                 return zygote, run
-            except OSError as exc:
-                if str(exc) != "retired":
-                    self._stop()
+            except OSError:
+                self._stop()
                 if attempt == 2:
                     raise
-        raise AssertionError("unreachable")
+        raise OSError("the sandbox's uid was retired three times in a row")
 
     def _begin(self, request: dict, payload: dict, fds: Sequence[int]) -> tuple[Zygote, supervise.Run] | ExecResult:
         """Set the limits and hand one run process its request (the program and setup code in a memfd it
@@ -353,18 +355,22 @@ class Sandbox:
         sent once: to a run process that has said it is ready, never again."""
         cgroup = self._res.cgroup
         own: list[int] = []
+        run = None
         try:
             if cgroup is not None:  # the zygote shares the cgroup: room for its own small allocations and tasks
                 cgroup.limit(int(request["memory_mb"]) + ZYGOTE_MEMORY_MB, self._nproc_cap + OWN_TASKS)
             own = [os.memfd_create("payload"), os.memfd_create("stdout"), os.memfd_create("stderr")]
             os.write(own[0], json.dumps(payload).encode())
             zygote, run = self._next_run()
-            run.stdout_fd, run.stderr_fd = os.dup(own[1]), os.dup(own[2])
             run.oom_before = cgroup.oom_kills() if cgroup is not None else 0
             send_frame(zygote.ctl, request, [*own, *fds])
+            run.stdout_fd, run.stderr_fd = own[1], own[2]
+            own = [own[0]]  # ours to read once the run is over
             run.started = time.monotonic()
             return zygote, run
         except OSError as exc:
+            if run is not None:
+                os.close(run.pidfd)
             self._stop()
             return ExecResult("error", None, "", "", 0.0, detail=f"sandbox could not start the program: {exc}")
         finally:

@@ -1,4 +1,4 @@
-"""The parent's side of one run: its handle, its deadline, its kill, its status, its output, what it left.
+"""The parent's side of one run: its handle, its deadline, its kill, its status, its output, its memory.
 
 The zygote's run process becomes the program (`zygote.py`), so the trusted
 process (the verifier worker) supervises it: through a pidfd the run process

@@ -64,6 +64,7 @@ import signal
 import socket
 import struct
 import sys
+import time
 import types
 
 CONFIG = json.loads(sys.argv[1])
@@ -197,9 +198,9 @@ def _run_dir():
 
 
 def _become_program():
-    """The run process: prepare what needs no request (namespaces, tmpfs, /proc, the run's folder), tell the
-    parent (with a pidfd of itself, its handle on the run), read the request, become the program. Returns
-    only when the parent is gone."""
+    """The run process: prepare what needs no request (namespaces, tmpfs, /proc), tell the parent (with a pidfd
+    of itself, its handle on the run), read the request, become the program. Returns only when the parent is
+    gone or the run could not be prepared."""
     try:
         if FRESH_NS:
             _prepare_namespaces(PROC_OPTIONS)
@@ -233,9 +234,9 @@ def _as_init_of(stdout_fd, stderr_fd):
     status = ctypes.c_int()
     try:
         pid = os.fork()
-    except OSError as exc:
+    except OSError as exc:  # exits as a program whose containment failed does: the parent reports an error
         os.write(stderr_fd, f"sandbox: setup failed: {exc}\n".encode())
-        return True
+        os._exit(125)
     if pid == 0:
         return False
     for fd in (stdout_fd, stderr_fd):
@@ -302,7 +303,7 @@ def _serve_runs(last_pid):
             raise OSError(ctypes.get_errno(), "unshare of a run's pid namespace failed")
         if last_pid >= 0:
             os.pwrite(last_pid, LAST_PID, 0)
-        pid = os.fork()
+        pid = _fork()
         if pid == 0:
             try:
                 for fd in (own_pid_ns, last_pid):  # the status pipe stays: a tool's run relays its program's status
@@ -316,7 +317,7 @@ def _serve_runs(last_pid):
         if not _reap_until(pid, run):
             return
         if not FRESH_NS:
-            pid = os.fork()
+            pid = _fork()
             if pid == 0:
                 _clean()
             if not _reap_until(pid, cleaner):
@@ -325,6 +326,17 @@ def _serve_runs(last_pid):
         ctypes.memset(ctypes.byref(_STATUS), 0, 8)
         if not sent:  # the parent is gone
             return
+
+
+def _fork():
+    """os.fork, waiting out a full pids.max for a while: a run's leftovers hold tasks until they are swept."""
+    for attempt in range(400):
+        try:
+            return os.fork()
+        except BlockingIOError:
+            if attempt == 399:
+                raise
+            time.sleep(0.005)
 
 
 def _in_child(work):
