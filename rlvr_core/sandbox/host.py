@@ -7,6 +7,7 @@ raising, so `Sandbox` can decide per its setting whether to go on without it.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import functools
 import itertools
@@ -14,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -114,6 +116,30 @@ def _under(mount_root: str, mount_point: str, path: str) -> Path | None:
     return None
 
 
+def _end_members(group: Path, passes: int = 100) -> None:
+    """SIGKILL every process left in the cgroup of a sandbox whose owner died.
+
+    Where the sandbox had no pid namespace (host-plain), nothing else ends them: a program running when its
+    sandbox's process was killed (a verifier worker past its item timeout, an OOM kill) lives on, and a fork
+    bomb keeps refilling its cgroup up to pids.max for good. Each pass kills what the group lists (a bomb forks
+    between the read and the kills, so it takes a few); v2's cgroup.kill does it in one write.
+    """
+    if (group / "cgroup.kill").exists():
+        with contextlib.suppress(OSError):
+            (group / "cgroup.kill").write_text("1")
+    for _ in range(passes):
+        try:
+            members = [int(pid) for pid in (group / "cgroup.procs").read_text().split()]
+        except OSError:
+            return
+        if not members:
+            return
+        for pid in members:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)  # the killed are reaped, and leave the group, by the time of the next read
+
+
 class Cgroup:
     """A memory + pids cgroup holding one sandbox's zygote and so every program it forks.
 
@@ -166,6 +192,7 @@ class Cgroup:
             for stale in parent.glob("rlvr-sandbox-*"):  # left by sandboxes whose process was killed
                 match = re.fullmatch(r"rlvr-sandbox-(\d+)-\d+", stale.name)
                 if match and not Path(f"/proc/{match.group(1)}").exists():
+                    _end_members(stale)
                     try:
                         stale.rmdir()
                     except OSError:

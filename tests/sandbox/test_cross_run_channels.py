@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
+import sys
+import time
 
 import psutil
 import pytest
 
 from rlvr_core.sandbox.host import UidLease
 from rlvr_core.verifiers.code.grader import grade, plan_tests
-from tests.sandbox.modes import open_sandbox, root_only, skip_without_namespaces
+from tests.sandbox.modes import REPO_ROOT, open_sandbox, root_only, skip_without_namespaces
 
 SCANNER = '''
 import ctypes
@@ -159,3 +162,43 @@ def test_a_killed_sandboxs_leftovers_retire_its_uid_before_any_run() -> None:
         for path in planted:
             if os.path.exists(path):
                 os.unlink(path)
+
+
+OWNER = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from tests.sandbox.modes import open_sandbox
+sandbox = open_sandbox("host-plain")
+print(sandbox.uid, flush=True)
+sandbox.run("import os\\nwhile True:\\n    try:\\n        os.fork()\\n    except OSError:\\n        pass\\n", timeout_s=120)
+"""
+
+
+def test_a_fork_bomb_whose_sandbox_was_killed_is_ended_by_the_next_sandbox() -> None:
+    """Without a pid namespace nothing ends a running program when its sandbox's process is killed (a verifier
+    worker past its item timeout, the OOM killer): a fork bomb lived on, refilling its cgroup, after the suite
+    that started it had exited. The next sandbox on the machine ends what a dead owner's cgroup still holds."""
+    root_only()
+    owner = subprocess.Popen([sys.executable, "-c", OWNER, str(REPO_ROOT)], stdout=subprocess.PIPE, text=True)
+    uid = int(owner.stdout.readline())
+    deadline = time.monotonic() + 60
+    while len(processes_of(uid)) < 2:  # the bomb is forking
+        assert owner.poll() is None and time.monotonic() < deadline, "the fork bomb did not start"
+        time.sleep(0.1)
+    owner.kill()
+    owner.wait()
+    sandbox = open_sandbox("host-plain")
+    try:
+        deadline = time.monotonic() + 30
+        while processes_of(uid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert processes_of(uid) == []
+        assert sandbox.run("print(1)").stdout == "1\n"
+    finally:
+        sandbox.close()
+        for proc in processes_of(uid):  # a failure above must not leave the bomb running
+            proc.kill()
+
+
+def processes_of(uid: int) -> list[psutil.Process]:
+    return [p for p in psutil.process_iter(["uids"]) if p.info["uids"] and p.info["uids"].real == uid]
