@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from rlvr_core.envs.web.task import GENERATOR_VERSION
 from rlvr_core.evaluation.runner import evaluate
 from rlvr_core.reports.__main__ import main as report_main
 from rlvr_core.reports.webextract import build_webextract_report
@@ -108,14 +109,17 @@ def test_the_same_items_in_another_mode_are_refused(evals, tmp_path):
 
 
 def test_items_with_the_same_ids_but_other_content_are_not_the_same_items(evals, tmp_path):
+    current = GENERATOR_VERSION
+
     def regenerated(record):  # what a generator change that keeps ids looks like in an evaluation
         if record["index"] < 10:
-            record = {**record, "content_hash": f"{record['index']:020d}", "generator_version": 3}
+            record = {**record, "content_hash": f"{record['index']:020d}", "generator_version": current + 1}
         return record
 
     changed = altered(evals["oracle"], tmp_path / "changed", regenerated)
     result = build_webextract_report([evals["oracle"], changed], out_dir=tmp_path / "out", labels=["a", "b"])
-    assert "same ids, different content (10 items changed; generator versions 2 vs 2, 3)" in result.markdown
+    assert (f"same ids, different content (10 items changed; generator versions {current} vs {current}, {current + 1})"
+            in result.markdown)
     assert result.refused
 
 
