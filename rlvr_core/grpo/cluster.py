@@ -180,13 +180,26 @@ def join_cluster(address: str, *, log_to_driver: bool = False, **init_kwargs: ob
     Ray's own join retries an unauthenticated connection forever, logging a
     warning a second: a Prefect worker started without the token would hang.
     One GCS request first (a GCS address `host:port` only) turns that into an
-    error that says what to export.
+    error that says what to export. A loopback address is a cluster on this
+    machine whose nodes registered as 127.0.0.1 (a private cluster, or `ray
+    start --node-ip-address=127.0.0.1`): this driver joins as 127.0.0.1 too, or
+    Ray waits forever for a node at the host's address.
     """
     import ray
 
-    if ":" in address and "://" not in address:
+    host_port = ":" in address and "://" not in address
+    if host_port:
         _check_token_accepted(address)
-    ray.init(address=address, log_to_driver=log_to_driver, **init_kwargs)  # type: ignore[arg-type]
+    on_loopback = host_port and _is_loopback(address.rsplit(":", 1)[0])
+    with _local_only() if on_loopback else contextlib.nullcontext():
+        ray.init(address=address, log_to_driver=log_to_driver, **init_kwargs)  # type: ignore[arg-type]
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 def _check_token_accepted(address: str) -> None:
